@@ -1,0 +1,1 @@
+"""Differential conformance harness: the reference (implementation/) against tokenizers."""

@@ -1,0 +1,94 @@
+"""What one subject did with one case: the single currency of the comparison.
+
+Both subjects (``harness.subjects.reference`` and ``harness.subjects.upstream``)
+return these, so nothing downstream knows which library produced them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Literal
+
+CrashKind = Literal["panic", "exception", "timeout"]
+
+
+@dataclass(frozen=True, slots=True)
+class Refused:
+    """The subject refused to load the tokenizer.json (or to encode/decode).
+
+    ``rule`` is the reference's stable rule id; for upstream it is the message
+    with the serde position suffix (`` at line L column C``) removed.
+    """
+
+    rule: str
+    message: str
+    path: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Crashed:
+    """The subject died: a Rust panic, an unexpected exception, a timeout."""
+
+    kind: CrashKind
+    message: str
+
+
+@dataclass(frozen=True, slots=True)
+class Encoded:
+    ids: tuple[int, ...]
+    tokens: tuple[str, ...]
+    spans: tuple[tuple[int, int], ...]
+    special_mask: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Decoded:
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class Loaded:
+    """The tokenizer.json was accepted."""
+
+
+Outcome = Refused | Crashed | Encoded | Decoded | Loaded
+
+
+def outcome_to_json(outcome: Outcome) -> dict[str, Any]:
+    """A canonical, JSON-ready form (used by reports and oracles)."""
+    if isinstance(outcome, Refused):
+        return {"outcome": "refused", "rule": outcome.rule, "message": outcome.message,
+                "path": outcome.path}
+    if isinstance(outcome, Crashed):
+        return {"outcome": "crashed", "kind": outcome.kind, "message": outcome.message}
+    if isinstance(outcome, Encoded):
+        return {
+            "outcome": "encoded",
+            "ids": list(outcome.ids),
+            "tokens": list(outcome.tokens),
+            "spans": [list(s) for s in outcome.spans],
+            "special_mask": list(outcome.special_mask),
+        }
+    if isinstance(outcome, Decoded):
+        return {"outcome": "decoded", "text": outcome.text}
+    return {"outcome": "loaded"}
+
+
+def outcome_from_json(data: dict[str, Any]) -> Outcome:
+    kind = data["outcome"]
+    if kind == "refused":
+        return Refused(data["rule"], data["message"], data.get("path", ""))
+    if kind == "crashed":
+        return Crashed(data["kind"], data["message"])
+    if kind == "encoded":
+        return Encoded(
+            tuple(data["ids"]),
+            tuple(data["tokens"]),
+            tuple((int(a), int(b)) for a, b in data["spans"]),
+            tuple(data["special_mask"]),
+        )
+    if kind == "decoded":
+        return Decoded(data["text"])
+    if kind == "loaded":
+        return Loaded()
+    raise ValueError(f"unknown outcome kind {kind!r}")

@@ -1,0 +1,1 @@
+"""The two subjects under comparison, behind one signature returning Outcomes."""

@@ -1,0 +1,92 @@
+"""Encoded tokens and sequences, and the offset contract's invariants."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Literal
+
+Track = Literal["bpe", "added", "special", "morph", "image", "video", "pad"]
+
+#: The span of a synthetic token (template BOS/EOS, padding, injected patches).
+NO_SPAN = -1
+
+_EMPTY: Mapping[str, int] = MappingProxyType({})
+
+
+@dataclass(frozen=True, slots=True)
+class EncodedToken:
+    """One token: its id, its string, its half-open character span and its track.
+
+    ``start``/``end`` are Python character offsets into the text given to
+    ``encode_with_spans``; ``-1, -1`` for synthetic specials.
+    """
+
+    id: int
+    token: str
+    start: int
+    end: int
+    track: Track = "bpe"
+    metadata: Mapping[str, int] = field(default=_EMPTY)
+
+    @property
+    def span(self) -> tuple[int, int]:
+        return (self.start, self.end)
+
+
+@dataclass(frozen=True, slots=True)
+class EncodedSequence:
+    """The result of ``encode_with_spans``."""
+
+    tokens: tuple[EncodedToken, ...]
+    attention_mask: tuple[int, ...]
+    special_tokens_mask: tuple[int, ...]
+
+    @property
+    def input_ids(self) -> list[int]:
+        return [t.id for t in self.tokens]
+
+    @property
+    def token_strings(self) -> list[str]:
+        return [t.token for t in self.tokens]
+
+    @property
+    def spans(self) -> list[tuple[int, int]]:
+        return [(t.start, t.end) for t in self.tokens]
+
+    def __len__(self) -> int:
+        return len(self.tokens)
+
+    @classmethod
+    def of(cls, tokens: list[EncodedToken]) -> EncodedSequence:
+        return cls(
+            tokens=tuple(tokens),
+            attention_mask=tuple(0 if t.track == "pad" else 1 for t in tokens),
+            special_tokens_mask=tuple(1 if t.track == "special" else 0 for t in tokens),
+        )
+
+
+def contract_violations(seq: EncodedSequence, text: str) -> list[str]:
+    """The offset contract's four invariants; returns one line per violation."""
+    problems: list[str] = []
+    n = len(text)
+    if not (len(seq.input_ids) == len(seq.tokens) == len(seq.attention_mask)):
+        problems.append("lengths of input_ids, tokens and attention_mask differ")
+    if len(seq.special_tokens_mask) != len(seq.tokens):
+        problems.append("special_tokens_mask length differs from tokens")
+    previous_start = -1
+    for i, tok in enumerate(seq.tokens):
+        is_special = tok.track == "special"
+        if seq.special_tokens_mask[i] != (1 if is_special else 0):
+            problems.append(f"token {i}: special_tokens_mask disagrees with track {tok.track!r}")
+        if tok.track in ("special", "pad") and tok.start == NO_SPAN and tok.end == NO_SPAN:
+            continue
+        if (tok.start, tok.end) == (NO_SPAN, NO_SPAN) and tok.track in ("image", "video"):
+            continue
+        if not 0 <= tok.start <= tok.end <= n:
+            problems.append(f"token {i} {tok.token!r}: span {tok.span} outside [0, {n}]")
+        if tok.start < previous_start:
+            problems.append(f"token {i} {tok.token!r}: start {tok.start} < previous {previous_start}")
+        previous_start = max(previous_start, tok.start)
+    return problems

@@ -1,0 +1,39 @@
+"""Every rule id the reference can refuse with, declared once with its meaning.
+
+Tools (the harness classifier, tests) match on these ids, never on messages.
+"""
+
+from __future__ import annotations
+
+LOAD_RULES: dict[str, str] = {
+    # Shape of the document.
+    "malformed-json": "The source is not valid JSON text (or not a JSON object at the top).",
+    "invalid-type": "A field has the wrong JSON type (e.g. a list where an object is required).",
+    "missing-field": "A required field is absent.",
+    "invalid-value": "A field has a value outside what upstream accepts (bad version, bad id...).",
+    "unsupported-component": "A component type this reference does not reproduce; refused by name.",
+    # BPE model.
+    "merge-malformed": "A merge entry is not a pair of strings nor a legacy 'a b' string.",
+    "merge-out-of-vocabulary": "A merge part, or the merged result, is not in the vocabulary.",
+    "merge-prefix-underflow": "A merge's right part is shorter than continuing_subword_prefix "
+    "(upstream panics).",
+    "duplicate-id": "Two vocabulary strings share one id (upstream picks one at random).",
+    "dropout-out-of-range": "dropout outside [0, 1].",
+    "dropout-nondeterministic": "0 < dropout < 1: upstream draws from an unseeded RNG; "
+    "not reproducible.",
+    "unk-token-not-in-vocabulary": "unk_token names a string absent from the model vocabulary.",
+    # The byte-fallback decision.
+    "byte-alphabet-incomplete": "byte_fallback is declared but a <0xXX> piece is missing.",
+    "byte-piece-lowercase": "byte_fallback is declared and a byte piece is spelled in lower case.",
+    "decoder-shape": "byte_fallback is declared and the decoder is neither a bare ByteFallback "
+    "nor exactly [Replace, ByteFallback, Fuse, Strip].",
+}
+
+ENCODE_RULES: dict[str, str] = {
+    "unk-token-missing-at-encode": "Lenient mode: an unknown character needs unk_token, which "
+    "is not in the vocabulary (upstream raises at encode).",
+}
+
+DECODE_RULES: dict[str, str] = {
+    "decode-unknown-id": "An id that names no token (upstream silently drops it).",
+}
