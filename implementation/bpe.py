@@ -1,0 +1,472 @@
+"""The BPE model: symbols, byte fallback, unk/fuse, heap merging, word cache.
+
+Reproduces the BPE model of HuggingFace ``tokenizers`` 0.23.1
+(``models/bpe/{model,word,serialization}.rs``) with these deliberate
+differences, all decided by the project's spec:
+
+* loading refuses, by rule id and JSON path, what upstream accepts but cannot
+  reproduce (duplicate ids, 0 < dropout < 1) or what it panics on (merge
+  results longer than every vocabulary entry, prefix underflow);
+* strict mode also refuses an ``unk_token`` absent from the vocabulary and an
+  incomplete or lower-case byte alphabet under ``byte_fallback``;
+* a pending unknown token is flushed *before* a byte-fallback expansion
+  (upstream flushes it after, misordering the stream);
+* spans are character offsets within the word that cover the text each token
+  really came from (upstream's byte lengths overrun under a decorated byte
+  fallback and shift after a dropped character).
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+import re
+import struct
+from collections.abc import Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
+
+from .errors import EncodeError, LoadError
+from .jsonfields import Node
+
+#: Upstream's ``DEFAULT_CACHE_CAPACITY`` (``utils/cache.rs``): entries, no eviction.
+CACHE_CAPACITY = 10_000
+#: Upstream's ``MAX_LENGTH``: only words shorter than this many UTF-8 bytes are cached.
+CACHE_MAX_WORD_BYTES = 256
+
+_LEGACY_VERSION_PREFIX = "#version"
+_BYTE_PIECE = re.compile(r"<0x([0-9A-Fa-f]{2})>")
+_LOWER_HEX = frozenset("abcdef")
+_UNK_PATH = "$.model.unk_token"
+
+
+def byte_piece(byte: int) -> str:
+    """The vocabulary spelling of one byte under byte fallback (upper-case hex)."""
+    return f"<0x{byte:02X}>"
+
+
+@dataclass(frozen=True, slots=True)
+class BpeToken:
+    """One model token of one word; ``start``/``end`` are character offsets in the word."""
+
+    id: int
+    value: str
+    start: int
+    end: int
+
+
+@dataclass(frozen=True, slots=True)
+class _Merge:
+    """One merge rule as read from JSON, before validation."""
+
+    left: str
+    right: str
+    path: str
+
+
+def _pair_key(left: int, right: int) -> int:
+    return (left << 32) | right
+
+
+class BpeModel:
+    """A loaded BPE model. Build it with :meth:`from_json`."""
+
+    vocab: Mapping[str, int]
+    unk_token: str | None
+    fuse_unk: bool
+    byte_fallback: bool
+    continuing_subword_prefix: str | None
+    end_of_word_suffix: str | None
+    ignore_merges: bool
+    dropout: float | None
+
+    def __init__(
+        self,
+        *,
+        vocab: dict[str, int],
+        merges: dict[int, tuple[int, int]],
+        unk_token: str | None = None,
+        fuse_unk: bool = False,
+        byte_fallback: bool = False,
+        continuing_subword_prefix: str | None = None,
+        end_of_word_suffix: str | None = None,
+        ignore_merges: bool = False,
+        dropout: float | None = None,
+        strict: bool = True,
+    ) -> None:
+        """Assemble an already validated model; ``merges`` maps a pair key to (rank, new id)."""
+        self._vocab = vocab
+        self._vocab_r = {token_id: token for token, token_id in vocab.items()}
+        self._merges = merges
+        self.vocab = MappingProxyType(vocab)
+        self.unk_token = unk_token
+        self.fuse_unk = fuse_unk
+        self.byte_fallback = byte_fallback
+        self.continuing_subword_prefix = continuing_subword_prefix
+        self.end_of_word_suffix = end_of_word_suffix
+        self.ignore_merges = ignore_merges
+        self.dropout = dropout
+        self._strict = strict
+        self._byte_ids: list[int | None] = [vocab.get(byte_piece(b)) for b in range(256)]
+        self._cache: dict[str, tuple[BpeToken, ...]] = {}
+
+    # -- loading ----------------------------------------------------------------
+    @classmethod
+    def from_json(cls, node: Node, *, strict: bool) -> BpeModel:
+        """Load the ``model`` object of a tokenizer.json (``node.path == "$.model"``)."""
+        node.obj()
+        if node.has("type"):
+            type_node = node.field("type")
+            if type_node.str_() != "BPE":
+                type_node.fail(
+                    "unsupported-component", f"model type {type_node.value!r} is not BPE"
+                )
+        vocab = _parse_vocab(node.field("vocab"))
+        merges = _parse_merges(node.field("merges"))
+        unk_token = node.optional_str("unk_token")
+        prefix = node.optional_str("continuing_subword_prefix")
+        suffix = node.optional_str("end_of_word_suffix")
+        fuse_unk = node.optional_bool("fuse_unk")
+        byte_fallback = node.optional_bool("byte_fallback")
+        ignore_merges = node.optional_bool("ignore_merges")
+        dropout_node = node.field("dropout", required=False)
+        dropout = _parse_dropout(dropout_node)
+        merge_map = _build_merge_map(vocab, merges, prefix)
+        # The refusals below are this reference's own: upstream accepts all of these.
+        _check_unique_ids(vocab, node.field("vocab"))
+        _check_dropout_deterministic(dropout, dropout_node)
+        if strict and unk_token is not None and unk_token not in vocab:
+            node.fail(
+                "unk-token-not-in-vocabulary",
+                f"unk_token {unk_token!r} is not in the vocabulary",
+                "unk_token",
+            )
+        if strict and byte_fallback:
+            _check_byte_alphabet(vocab, node.field("vocab"))
+        return cls(
+            vocab=vocab,
+            merges=merge_map,
+            unk_token=unk_token,
+            fuse_unk=fuse_unk,
+            byte_fallback=byte_fallback,
+            continuing_subword_prefix=prefix,
+            end_of_word_suffix=suffix,
+            ignore_merges=ignore_merges,
+            dropout=dropout,
+            strict=strict,
+        )
+
+    # -- lookups ----------------------------------------------------------------
+    def token_to_id(self, token: str) -> int | None:
+        return self._vocab.get(token)
+
+    def id_to_token(self, id: int) -> str | None:
+        return self._vocab_r.get(id)
+
+    def vocab_size(self) -> int:
+        """The number of vocabulary strings (upstream ``get_vocab_size`` of the model)."""
+        return len(self._vocab)
+
+    # -- encoding ---------------------------------------------------------------
+    def tokenize(self, word: str) -> list[BpeToken]:
+        """Tokenize one pre-token; spans are character offsets within ``word``."""
+        if not word:
+            return []
+        if self.dropout is not None:
+            # dropout == 1.0: upstream skips every merge, the cache and ignore_merges.
+            return self._symbols_to_tokens(*self._word_symbols(word))
+        if self.ignore_merges:
+            token_id = self._vocab.get(word)
+            if token_id is not None:
+                return [BpeToken(token_id, word, 0, len(word))]
+        cached = self._cache.get(word)
+        if cached is not None:
+            return list(cached)
+        tokens = self._merged_tokens(word)
+        if len(self._cache) < CACHE_CAPACITY and len(word.encode()) < CACHE_MAX_WORD_BYTES:
+            self._cache[word] = tuple(tokens)
+        return tokens
+
+    def _merged_tokens(self, word: str) -> list[BpeToken]:
+        ids, starts, ends = self._word_symbols(word)
+        alive = _merge_all(ids, ends, self._merges)
+        vocab_r = self._vocab_r
+        return [BpeToken(ids[i], vocab_r[ids[i]], starts[i], ends[i]) for i in alive]
+
+    def _symbols_to_tokens(
+        self, ids: list[int], starts: list[int], ends: list[int]
+    ) -> list[BpeToken]:
+        vocab_r = self._vocab_r
+        return [BpeToken(i, vocab_r[i], s, e) for i, s, e in zip(ids, starts, ends, strict=True)]
+
+    def _word_symbols(self, word: str) -> tuple[list[int], list[int], list[int]]:
+        """Upstream ``merge_word`` before merging: (ids, starts, ends) of the initial symbols."""
+        ids: list[int] = []
+        starts: list[int] = []
+        ends: list[int] = []
+        prefix = self.continuing_subword_prefix
+        suffix = self.end_of_word_suffix
+        last = len(word) - 1
+        pending: list[int] | None = None  # [unk id, start, end] of the unknown not yet pushed
+
+        def push(token_id: int, start: int, end: int) -> None:
+            ids.append(token_id)
+            starts.append(start)
+            ends.append(end)
+
+        for k, ch in enumerate(word):
+            s = ch
+            if k > 0 and prefix is not None:
+                s = prefix + s
+            if k == last and suffix is not None:
+                s = s + suffix
+            pieces = self._resolve(s)
+            if pieces is not None:
+                if pending is not None:  # flushed first, before byte pieces too (our fix)
+                    push(*pending)
+                    pending = None
+                for piece_id in pieces:
+                    push(piece_id, k, k + 1)
+            elif self.unk_token is not None:
+                if pending is not None and self.fuse_unk:
+                    pending[2] = k + 1
+                else:
+                    if pending is not None:
+                        push(*pending)
+                    pending = [self._unk_id(), k, k + 1]
+            elif self._strict:
+                raise EncodeError(
+                    "character-dropped",
+                    _UNK_PATH,
+                    f"character {ch!r} at {k} of the word is not in the vocabulary, has no "
+                    "byte-fallback pieces and there is no unk_token; upstream drops it silently",
+                )
+            # else: lenient mode drops the character like upstream; it keeps its coordinates.
+        if pending is not None:
+            push(*pending)
+        return ids, starts, ends
+
+    def _resolve(self, symbol: str) -> list[int] | None:
+        """The symbol's id, else its byte pieces when byte fallback covers ALL its bytes."""
+        token_id = self._vocab.get(symbol)
+        if token_id is not None:
+            return [token_id]
+        if not self.byte_fallback:
+            return None
+        pieces: list[int] = []
+        for byte in symbol.encode():
+            piece_id = self._byte_ids[byte]
+            if piece_id is None:
+                return None
+            pieces.append(piece_id)
+        return pieces
+
+    def _unk_id(self) -> int:
+        assert self.unk_token is not None
+        unk_id = self._vocab.get(self.unk_token)
+        if unk_id is None:
+            raise EncodeError(
+                "unk-token-missing-at-encode",
+                _UNK_PATH,
+                f"Unk token `{self.unk_token}` not found in the vocabulary",
+            )
+        return unk_id
+
+
+# -- merging ----------------------------------------------------------------------
+def _merge_all(ids: list[int], ends: list[int], merges: dict[int, tuple[int, int]]) -> list[int]:
+    """Upstream ``Word::merge_all`` without dropout, in place; returns the surviving indices.
+
+    A min-heap of (rank, position, new id); a popped entry is skipped when its
+    left symbol is consumed, has no right neighbour, or the *current* pair's
+    merge is missing or yields another id (upstream compares the new id only).
+    The left symbol absorbs the right; its span grows to the right's end.
+    """
+    n = len(ids)
+    nxt = [*range(1, n), -1]
+    prv = list(range(-1, n - 1))
+    alive = [True] * n
+    heap: list[tuple[int, int, int]] = []
+    for pos in range(n - 1):
+        merge = merges.get(_pair_key(ids[pos], ids[pos + 1]))
+        if merge is not None:
+            heap.append((merge[0], pos, merge[1]))
+    heapq.heapify(heap)
+    pop, push = heapq.heappop, heapq.heappush
+    while heap:
+        _, pos, new_id = pop(heap)
+        if not alive[pos]:
+            continue
+        right = nxt[pos]
+        if right == -1:
+            continue
+        merge = merges.get(_pair_key(ids[pos], ids[right]))
+        if merge is None or merge[1] != new_id:
+            continue
+        ids[pos] = new_id
+        ends[pos] = ends[right]
+        alive[right] = False
+        after = nxt[right]
+        nxt[pos] = after
+        before = prv[pos]
+        if before != -1:
+            merge = merges.get(_pair_key(ids[before], new_id))
+            if merge is not None:
+                push(heap, (merge[0], before, merge[1]))
+        if after != -1:
+            prv[after] = pos
+            merge = merges.get(_pair_key(new_id, ids[after]))
+            if merge is not None:
+                push(heap, (merge[0], pos, merge[1]))
+    return [i for i in range(n) if alive[i]]
+
+
+# -- loading helpers ----------------------------------------------------------------
+def _parse_vocab(node: Node) -> dict[str, int]:
+    return {token: id_node.u32() for token, id_node in node.items()}
+
+
+def _parse_merges(node: Node) -> list[_Merge]:
+    """Pair form ``[["a","b"], ...]`` or legacy form ``["a b", ...]`` (untagged, never mixed)."""
+    elements = list(node.elements())
+    if elements and isinstance(elements[0].value, str):
+        return _parse_legacy_merges(elements)
+    merges: list[_Merge] = []
+    for element in elements:
+        value = element.value
+        if not (
+            isinstance(value, list) and len(value) == 2 and all(isinstance(v, str) for v in value)
+        ):
+            element.fail("merge-malformed", "expected a pair of strings like all other merges")
+        merges.append(_Merge(value[0], value[1], element.path))
+    return merges
+
+
+def _parse_legacy_merges(elements: list[Node]) -> list[_Merge]:
+    for element in elements:
+        if not isinstance(element.value, str):
+            element.fail("merge-malformed", "expected an 'a b' string like all other merges")
+    merges: list[_Merge] = []
+    for element in elements:
+        line: str = element.value
+        if line.startswith(_LEGACY_VERSION_PREFIX):
+            continue
+        parts = line.split(" ")
+        if len(parts) != 2:
+            element.fail(
+                "merge-malformed",
+                f"legacy merge {line!r} does not split on ' ' into exactly two parts "
+                f"(upstream: Merges text file invalid at line {len(merges) + 1})",
+            )
+        merges.append(_Merge(parts[0], parts[1], element.path))
+    return merges
+
+
+def _parse_dropout(node: Node) -> float | None:
+    """``None`` when off (absent, null, 0 after f32 rounding); range-checked like upstream."""
+    if node.is_null:
+        return None
+    value = _to_f32(node.number())
+    if not 0.0 <= value <= 1.0:
+        node.fail("dropout-out-of-range", f"dropout {node.value!r} is outside [0, 1]")
+    return None if value == 0.0 else value
+
+
+def _to_f32(value: float) -> float:
+    """Round like serde's f64 -> f32 conversion (overflow goes to infinity)."""
+    try:
+        result: float = struct.unpack("f", struct.pack("f", value))[0]
+    except OverflowError:
+        return math.copysign(math.inf, value)
+    return result
+
+
+def _check_dropout_deterministic(dropout: float | None, node: Node) -> None:
+    if dropout is not None and dropout != 1.0:
+        node.fail(
+            "dropout-nondeterministic",
+            f"dropout {node.value!r} draws merges from an unseeded RNG upstream; "
+            "only 0 (off) and 1 (no merges) are reproducible",
+        )
+
+
+def _build_merge_map(
+    vocab: dict[str, int], merges: list[_Merge], prefix: str | None
+) -> dict[int, tuple[int, int]]:
+    """Validate each merge in order (first failure wins); key -> (rank, new id), last rank wins."""
+    prefix_len = len(prefix.encode()) if prefix is not None else 0
+    merge_map: dict[int, tuple[int, int]] = {}
+    for rank, merge in enumerate(merges):
+        left_id = _merge_part_id(vocab, merge.left, merge.path)
+        right_id = _merge_part_id(vocab, merge.right, merge.path)
+        result = merge.left + _cut_prefix(merge.right, prefix_len, merge.path)
+        result_id = vocab.get(result)
+        if result_id is None:
+            raise LoadError(
+                "merge-out-of-vocabulary",
+                merge.path,
+                f"Token `{result}` out of vocabulary (the result of merging "
+                f"{merge.left!r} and {merge.right!r})",
+            )
+        merge_map[_pair_key(left_id, right_id)] = (rank, result_id)
+    return merge_map
+
+
+def _merge_part_id(vocab: dict[str, int], part: str, path: str) -> int:
+    part_id = vocab.get(part)
+    if part_id is None:
+        raise LoadError("merge-out-of-vocabulary", path, f"Token `{part}` out of vocabulary")
+    return part_id
+
+
+def _cut_prefix(right: str, prefix_len: int, path: str) -> str:
+    """Upstream cuts ``prefix_len`` bytes off the right part, whether or not it has the prefix."""
+    raw = right.encode()
+    if len(raw) < prefix_len:
+        raise LoadError(
+            "merge-prefix-underflow",
+            path,
+            f"merge right part {right!r} is {len(raw)} bytes, shorter than the "
+            f"{prefix_len}-byte continuing_subword_prefix (upstream panics)",
+        )
+    try:
+        return raw[prefix_len:].decode()
+    except UnicodeDecodeError:
+        raise LoadError(
+            "merge-prefix-splits-character",
+            path,
+            f"cutting {prefix_len} bytes (the continuing_subword_prefix length) off {right!r} "
+            "splits a UTF-8 character (upstream builds an invalid string)",
+        ) from None
+
+
+def _check_unique_ids(vocab: dict[str, int], node: Node) -> None:
+    seen: dict[int, str] = {}
+    for token, token_id in vocab.items():
+        other = seen.setdefault(token_id, token)
+        if other != token:
+            node.fail(
+                "duplicate-id",
+                f"{token!r} and {other!r} share id {token_id} (upstream keeps one at random)",
+                token,
+            )
+
+
+def _check_byte_alphabet(vocab: dict[str, int], node: Node) -> None:
+    """Strict byte_fallback: no lower-case byte piece, and all 256 upper-case ones present."""
+    for token in vocab:
+        match = _BYTE_PIECE.fullmatch(token)
+        if match is not None and not _LOWER_HEX.isdisjoint(match.group(1)):
+            node.fail(
+                "byte-piece-lowercase",
+                f"byte piece {token!r} is spelled in lower case; byte fallback only "
+                f"ever looks up {byte_piece(int(match.group(1), 16))!r}",
+                token,
+            )
+    for byte in range(256):
+        if byte_piece(byte) not in vocab:
+            node.fail(
+                "byte-alphabet-incomplete",
+                f"byte_fallback is declared but {byte_piece(byte)!r} is missing from the "
+                "vocabulary (all 256 <0xXX> pieces are required)",
+            )
