@@ -42,6 +42,7 @@ class EncodedSequence:
     tokens: tuple[EncodedToken, ...]
     attention_mask: tuple[int, ...]
     special_tokens_mask: tuple[int, ...]
+    type_ids: tuple[int, ...] = ()
 
     @property
     def input_ids(self) -> list[int]:
@@ -59,11 +60,12 @@ class EncodedSequence:
         return len(self.tokens)
 
     @classmethod
-    def of(cls, tokens: list[EncodedToken]) -> EncodedSequence:
+    def of(cls, tokens: list[EncodedToken], type_ids: list[int] | None = None) -> EncodedSequence:
         return cls(
             tokens=tuple(tokens),
             attention_mask=tuple(0 if t.track == "pad" else 1 for t in tokens),
             special_tokens_mask=tuple(1 if t.track == "special" else 0 for t in tokens),
+            type_ids=tuple(type_ids if type_ids is not None else [0] * len(tokens)),
         )
 
 

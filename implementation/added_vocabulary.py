@@ -1,0 +1,191 @@
+"""Added tokens: upstream's id assignment, and leftmost-longest matching with
+``lstrip``/``rstrip``/``single_word``, on the original text (``normalized: false``) or on
+each normalized piece (``normalized: true``)."""
+
+from __future__ import annotations
+
+import unicodedata
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+
+from .jsonfields import Node
+
+# Unicode White_Space: what upstream's Rust regex \s matches (Python's \s also takes \x1c-\x1f).
+_WHITE_SPACE = frozenset(
+    "\t\n\x0b\x0c\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007"
+    "\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
+)
+
+
+def is_word_char(c: str) -> bool:
+    """Rust regex's Unicode ``\\w``: Alphabetic, marks, decimal digits, connector
+    punctuation, join controls."""
+    category = unicodedata.category(c)
+    return (
+        category[0] in "LM"
+        or category in ("Nd", "Nl", "Pc")
+        or c in "\u200c\u200d"
+        or "\u24b6" <= c <= "\u24e9"
+        or "\U0001f130" <= c <= "\U0001f149"
+        or "\U0001f150" <= c <= "\U0001f169"
+        or "\U0001f170" <= c <= "\U0001f189"
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class AddedToken:
+    content: str
+    single_word: bool = False
+    lstrip: bool = False
+    rstrip: bool = False
+    normalized: bool = True
+    special: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Match:
+    """A piece of a text: ``token_id`` set for a matched added token, else None."""
+
+    token_id: int | None
+    start: int
+    end: int
+
+
+def added_tokens_from_json(node: Node) -> list[AddedToken]:
+    if node.is_null:
+        return []
+    tokens: list[AddedToken] = []
+    for entry in node.elements():
+        entry.field("id").u32()  # required, then ignored: upstream re-assigns ids
+        tokens.append(
+            AddedToken(
+                content=entry.field("content").str_(),
+                single_word=entry.field("single_word").bool_(),
+                lstrip=entry.field("lstrip").bool_(),
+                rstrip=entry.field("rstrip").bool_(),
+                normalized=entry.field("normalized").bool_(),
+                special=entry.field("special").bool_(),
+            )
+        )
+    return tokens
+
+
+class AddedVocabulary:
+    """Upstream's ``AddedVocabulary``, built once from the file's ``added_tokens`` list."""
+
+    def __init__(
+        self,
+        tokens: Iterable[AddedToken],
+        *,
+        model_token_to_id: Callable[[str], int | None],
+        model_vocab_size: int,
+        normalize: Callable[[str], str],
+    ) -> None:
+        self.content_to_id: dict[str, int] = {}
+        self.id_to_added: dict[int, AddedToken] = {}
+        self.special_contents: set[str] = set()
+        self.normalized_form: dict[int, str] = {}
+        next_id = model_vocab_size
+        for token in tokens:
+            if not token.content:
+                continue
+            if token.content in self.content_to_id:
+                new_id = self.content_to_id[token.content]
+            else:
+                model_id = model_token_to_id(token.content)
+                if model_id is not None:
+                    new_id = model_id
+                else:
+                    new_id = next_id
+                    next_id += 1
+            if token.normalized:
+                normed = normalize(token.content)
+                if normed != token.content:
+                    # Like upstream's normalized_cache: only ever inserted, never evicted.
+                    self.normalized_form[new_id] = normed
+            self.content_to_id[token.content] = new_id
+            if token.special:
+                self.special_contents.add(token.content)
+            self.id_to_added[new_id] = token
+        # The two matchers: pattern -> id, for raw and for normalized tokens.
+        self._raw: dict[str, int] = {}
+        self._normalized: dict[str, int] = {}
+        for token_id, token in self.id_to_added.items():
+            if token.normalized:
+                self._normalized[self.normalized_form.get(token_id, token.content)] = token_id
+            else:
+                self._raw[token.content] = token_id
+        self._raw_lengths = sorted({len(p) for p in self._raw}, reverse=True)
+        self._normalized_lengths = sorted({len(p) for p in self._normalized}, reverse=True)
+
+    def __len__(self) -> int:
+        return len(self.content_to_id)
+
+    def id_to_token(self, token_id: int) -> str | None:
+        """Upstream 0.23's ``simple_id_to_token``: the normalized form when it differs."""
+        token = self.id_to_added.get(token_id)
+        if token is None:
+            return None
+        return self.normalized_form.get(token_id, token.content)
+
+    def is_special(self, token: str) -> bool:
+        return token in self.special_contents
+
+    @property
+    def has_raw(self) -> bool:
+        return bool(self._raw)
+
+    @property
+    def has_normalized(self) -> bool:
+        return bool(self._normalized)
+
+    def split_raw(self, text: str) -> list[Match]:
+        return self._split(text, self._raw, self._raw_lengths)
+
+    def split_normalized(self, text: str) -> list[Match]:
+        return self._split(text, self._normalized, self._normalized_lengths)
+
+    def _split(self, text: str, patterns: dict[str, int], lengths: list[int]) -> list[Match]:
+        if not patterns or not text:
+            return [Match(None, 0, len(text))]
+        out: list[Match] = []
+        consumed = 0  # upstream's start_offset: the end of the last accepted match
+        i = 0
+        n = len(text)
+        while i < n:
+            found = self._longest_at(text, i, patterns, lengths)
+            if found is None:
+                i += 1
+                continue
+            start, stop = i, i + len(found)
+            token_id = patterns[found]
+            i = stop  # leftmost-longest iteration resumes after every match, kept or not
+            token = self.id_to_added[token_id]
+            if token.single_word:
+                start_ok = start == 0 or not is_word_char(text[start - 1])
+                stop_ok = stop == n or not is_word_char(text[stop])
+                if not (start_ok and stop_ok):
+                    continue
+            if token.lstrip:
+                new_start = start
+                while new_start > 0 and text[new_start - 1] in _WHITE_SPACE:
+                    new_start -= 1
+                start = max(new_start, consumed)
+            if token.rstrip:
+                while stop < n and text[stop] in _WHITE_SPACE:
+                    stop += 1
+            if consumed < start:
+                out.append(Match(None, consumed, start))
+            out.append(Match(token_id, start, stop))
+            consumed = stop
+        if consumed != n:
+            out.append(Match(None, consumed, n))
+        return out
+
+    @staticmethod
+    def _longest_at(text: str, i: int, patterns: dict[str, int], lengths: list[int]) -> str | None:
+        for length in lengths:
+            candidate = text[i : i + length]
+            if len(candidate) == length and candidate in patterns:
+                return candidate
+        return None

@@ -1,0 +1,93 @@
+"""Normalized text whose every character remembers the original characters it came from.
+
+Upstream (``tokenizers``' ``NormalizedString``) keeps, for every normalized *byte*, the
+original byte range it came from. All the transformations this reference reproduces
+(Prepend, Replace, Metaspace) assign one alignment to a whole character, so keeping one
+alignment per normalized *character*, in original *character* offsets, is equivalent and
+is what the offset contract wants anyway.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+Span = tuple[int, int]
+
+
+@dataclass(slots=True)
+class NormalizedText:
+    """``text`` (normalized) with ``alignments[i]`` = original char span of ``text[i]``.
+
+    ``original_start`` is where this piece starts in the whole original input (upstream's
+    ``offsets_original().0``): Metaspace's ``prepend_scheme: first`` looks at it.
+    """
+
+    text: str
+    alignments: list[Span]
+    original_start: int
+    original_end: int
+
+    @classmethod
+    def from_original(cls, text: str, start: int = 0) -> NormalizedText:
+        return cls(text, [(start + i, start + i + 1) for i in range(len(text))], start,
+                   start + len(text))
+
+    def __len__(self) -> int:
+        return len(self.text)
+
+    def original_span(self, start: int, end: int) -> Span:
+        """Map the normalized char range ``[start, end)`` to an original char span."""
+        if start >= end:
+            # Zero-width: anchor at the next character's start (or this piece's end).
+            anchor = self.alignments[start][0] if start < len(self.alignments) else self.original_end
+            return (anchor, anchor)
+        return (self.alignments[start][0], self.alignments[end - 1][1])
+
+    def slice(self, start: int, end: int) -> NormalizedText:
+        """A sub-piece, keeping alignments into the whole original input."""
+        aligned = self.alignments[start:end]
+        if aligned:
+            o_start, o_end = aligned[0][0], aligned[-1][1]
+        else:
+            o_start = o_end = self.original_span(start, start)[0]
+        return NormalizedText(self.text[start:end], aligned, o_start, o_end)
+
+    # -- transformations (each mirrors one of upstream's NormalizedString methods) --------
+    def prepend(self, prefix: str) -> None:
+        """Upstream ``prepend``: every prepended char shares the first char's alignment.
+
+        Does nothing on an empty text (upstream needs a first char to align to).
+        """
+        if not self.text or not prefix:
+            return
+        first = self.alignments[0]
+        self.text = prefix + self.text
+        self.alignments = [first] * len(prefix) + self.alignments
+
+    def replace_ranges(self, matches: list[Span], content: str) -> None:
+        """Upstream ``replace``: each match is removed and ``content`` inserted.
+
+        Inserted chars share the alignment of the last removed char (upstream aligns an
+        inserted char to the byte just before the current offset, which after removing the
+        match is the match's last byte). An empty content just deletes.
+        """
+        if not matches:
+            return
+        out_text: list[str] = []
+        out_align: list[Span] = []
+        last = 0
+        for start, end in matches:
+            out_text.append(self.text[last:start])
+            out_align.extend(self.alignments[last:start])
+            if content:
+                if end > 0:
+                    align = self.alignments[end - 1]
+                else:
+                    align = (self.original_start, self.original_start)
+                out_text.append(content)
+                out_align.extend([align] * len(content))
+            last = end
+        out_text.append(self.text[last:])
+        out_align.extend(self.alignments[last:])
+        self.text = "".join(out_text)
+        self.alignments = out_align

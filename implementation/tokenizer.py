@@ -1,0 +1,145 @@
+"""The pipeline: added tokens → normalizer → pre-tokenizer → BPE → template; and decode."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from .added_vocabulary import AddedVocabulary
+from .alignment import NormalizedText
+from .encoding import EncodedSequence, EncodedToken
+from .errors import DecodeError
+
+if TYPE_CHECKING:
+    from .bpe import BpeModel
+    from .decoders import Decoder
+    from .normalizers import Normalizer
+    from .post_processors import TemplateProcessing
+    from .pre_tokenizers import PreTokenizer
+
+
+@dataclass(frozen=True, slots=True)
+class _Piece:
+    """A part of the input on its way through the pipeline: either an added token already
+    matched (``token``), or normalized text still to be tokenized by the model."""
+
+    text: NormalizedText | None
+    token: EncodedToken | None
+
+
+class Tokenizer:
+    """A loaded tokenizer.json. Build one with ``implementation.load_tokenizer``."""
+
+    def __init__(
+        self,
+        *,
+        model: BpeModel,
+        normalizer: Normalizer | None,
+        pre_tokenizer: PreTokenizer | None,
+        added: AddedVocabulary,
+        post_processor: TemplateProcessing | None,
+        decoder: Decoder | None,
+        strict: bool,
+    ) -> None:
+        self.model = model
+        self.normalizer = normalizer
+        self.pre_tokenizer = pre_tokenizer
+        self.added = added
+        self.post_processor = post_processor
+        self.decoder = decoder
+        self.strict = strict
+
+    # -- public API ---------------------------------------------------------------------
+    def encode(self, text: str, add_special_tokens: bool = True) -> list[int]:
+        return self.encode_with_spans(text, add_special_tokens=add_special_tokens).input_ids
+
+    def encode_with_spans(
+        self, text: str, add_special_tokens: bool = True, *, pair: str | None = None
+    ) -> EncodedSequence:
+        """Encode ``text`` (and optionally a ``pair`` second sequence, whose spans are
+        offsets into ``pair``). Raises ``EncodeError`` where the tokenizer cannot encode."""
+        first = self._encode_sequence(text)
+        second = None if pair is None else self._encode_sequence(pair)
+        if self.post_processor is not None:
+            tokens, type_ids = self.post_processor.apply(first, second, add_special_tokens)
+        else:
+            tokens = first + (second or [])
+            type_ids = [0] * len(first) + [1] * len(second or [])
+        return EncodedSequence.of(tokens, type_ids)
+
+    def decode(self, ids: list[int], skip_special_tokens: bool = True) -> str:
+        pieces: list[str] = []
+        for position, token_id in enumerate(ids):
+            token = self.id_to_token(token_id)
+            if token is None:
+                if self.strict:
+                    raise DecodeError(
+                        "decode-unknown-id",
+                        f"ids[{position}]",
+                        f"id {token_id} names no token (upstream silently drops it)",
+                    )
+                continue
+            if skip_special_tokens and self.added.is_special(token):
+                continue
+            pieces.append(token)
+        if self.decoder is None:
+            return " ".join(pieces)
+        return "".join(self.decoder.decode_chain(pieces))
+
+    def token_to_id(self, token: str) -> int | None:
+        found = self.added.content_to_id.get(token)
+        return found if found is not None else self.model.token_to_id(token)
+
+    def id_to_token(self, token_id: int) -> str | None:
+        found = self.added.id_to_token(token_id)
+        return found if found is not None else self.model.id_to_token(token_id)
+
+    def vocab_size(self) -> int:
+        """Model strings plus added tokens not already in the model."""
+        extra = sum(1 for t in self.added.content_to_id if self.model.token_to_id(t) is None)
+        return self.model.vocab_size() + extra
+
+    # -- the pipeline -------------------------------------------------------------------
+    def _encode_sequence(self, text: str) -> list[EncodedToken]:
+        out: list[EncodedToken] = []
+        for piece in self._pre_tokenized(text):
+            if piece.token is not None:
+                out.append(piece.token)
+                continue
+            assert piece.text is not None
+            word = piece.text
+            for t in self.model.tokenize(word.text):
+                start, end = word.original_span(t.start, t.end)
+                out.append(EncodedToken(t.id, t.value, start, end, "bpe"))
+        return out
+
+    def _pre_tokenized(self, text: str) -> list[_Piece]:
+        pieces: list[_Piece] = []
+        for match in self.added.split_raw(text):
+            if match.token_id is not None:
+                pieces.append(self._added_piece(match.token_id, text[match.start:match.end],
+                                                (match.start, match.end)))
+                continue
+            if match.start == match.end:
+                continue
+            piece = NormalizedText.from_original(text[match.start:match.end], match.start)
+            if self.normalizer is not None:
+                self.normalizer.normalize(piece)
+            if not piece.text:
+                continue
+            for sub in self.added.split_normalized(piece.text):
+                if sub.token_id is not None:
+                    pieces.append(self._added_piece(
+                        sub.token_id, piece.text[sub.start:sub.end],
+                        piece.original_span(sub.start, sub.end)))
+                elif sub.start < sub.end:
+                    pieces.extend(self._words(piece.slice(sub.start, sub.end)))
+        return pieces
+
+    def _words(self, piece: NormalizedText) -> list[_Piece]:
+        words = [piece] if self.pre_tokenizer is None else self.pre_tokenizer.split([piece])
+        return [_Piece(word, None) for word in words if word.text]
+
+    @staticmethod
+    def _added_piece(token_id: int, value: str, span: tuple[int, int]) -> _Piece:
+        return _Piece(None, EncodedToken(token_id, value, span[0], span[1], "added"))
