@@ -6,7 +6,7 @@ return these, so nothing downstream knows which library produced them.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 CrashKind = Literal["panic", "exception", "timeout"]
@@ -39,6 +39,9 @@ class Encoded:
     tokens: tuple[str, ...]
     spans: tuple[tuple[int, int], ...]
     special_mask: tuple[int, ...]
+    #: The pre-tokenized word of each token (reference only; upstream leaves it empty).
+    #: Not compared: classifiers use it to reason about words.
+    word_ids: tuple[int | None, ...] = field(default=(), compare=False)
 
 
 @dataclass(frozen=True, slots=True)

@@ -28,7 +28,7 @@ class EncodedToken:
     start: int
     end: int
     track: Track = "bpe"
-    metadata: Mapping[str, int] = field(default=_EMPTY)
+    metadata: Mapping[str, int] = field(default_factory=lambda: _EMPTY)
 
     @property
     def span(self) -> tuple[int, int]:
@@ -56,11 +56,21 @@ class EncodedSequence:
     def spans(self) -> list[tuple[int, int]]:
         return [(t.start, t.end) for t in self.tokens]
 
+    @property
+    def word_ids(self) -> list[int | None]:
+        """For each token, the index of the pre-tokenized word of its sequence it came from
+        (``metadata["word"]``); None for added and synthetic tokens."""
+        return [t.metadata.get("word") for t in self.tokens]
+
     def __len__(self) -> int:
         return len(self.tokens)
 
     @classmethod
-    def of(cls, tokens: list[EncodedToken], type_ids: list[int] | None = None) -> EncodedSequence:
+    def of(
+        cls,
+        tokens: list[EncodedToken],
+        type_ids: list[int] | None = None,
+    ) -> EncodedSequence:
         return cls(
             tokens=tuple(tokens),
             attention_mask=tuple(0 if t.track == "pad" else 1 for t in tokens),

@@ -102,15 +102,18 @@ class Tokenizer:
     # -- the pipeline -------------------------------------------------------------------
     def _encode_sequence(self, text: str) -> list[EncodedToken]:
         out: list[EncodedToken] = []
+        word_index = 0
         for piece in self._pre_tokenized(text):
             if piece.token is not None:
                 out.append(piece.token)
                 continue
             assert piece.text is not None
             word = piece.text
+            metadata = {"word": word_index}
+            word_index += 1
             for t in self.model.tokenize(word.text):
                 start, end = word.original_span(t.start, t.end)
-                out.append(EncodedToken(t.id, t.value, start, end, "bpe"))
+                out.append(EncodedToken(t.id, t.value, start, end, "bpe", metadata))
         return out
 
     def _pre_tokenized(self, text: str) -> list[_Piece]:

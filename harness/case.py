@@ -1,0 +1,36 @@
+"""A generated case: one whole tokenizer.json and the inputs to run through it."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Case:
+    document: dict[str, Any]
+    texts: tuple[str, ...] = ()
+    id_runs: tuple[tuple[int, ...], ...] = ()
+    pairs: tuple[tuple[str, str], ...] = field(default=())
+
+    def document_json(self) -> str:
+        """The tokenizer.json exactly as both subjects receive it."""
+        return json.dumps(self.document, ensure_ascii=False, sort_keys=True)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "document": self.document,
+            "texts": list(self.texts),
+            "id_runs": [list(r) for r in self.id_runs],
+            "pairs": [list(p) for p in self.pairs],
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Case:
+        return cls(
+            document=data["document"],
+            texts=tuple(data.get("texts", ())),
+            id_runs=tuple(tuple(r) for r in data.get("id_runs", ())),
+            pairs=tuple((a, b) for a, b in data.get("pairs", ())),
+        )

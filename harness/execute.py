@@ -1,0 +1,78 @@
+"""Run one case through both subjects, producing Observations (nothing is judged here).
+
+The strict track is the product: the reference as users load it. When the strict
+reference refuses a file upstream accepts, the lenient track runs the same inputs through
+the reference in lenient mode, so what the strict rule hides is still compared.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from .case import Case
+from .compare import Observation, Track
+from .outcome import Crashed, Decoded, Encoded, Loaded, Outcome, Refused
+from .subjects import reference, upstream
+
+
+def execute(case: Case) -> list[Observation]:
+    document_json = case.document_json()
+    up_handle = upstream.load(document_json)
+    observations: list[Observation] = []
+    for track in ("strict", "lenient"):
+        strict = track == "strict"
+        ref_handle = reference.load(document_json, strict=strict)
+        observations.append(
+            Observation(track, "load", None, (), _as_load(ref_handle), _as_load(up_handle))
+        )
+        both_loaded = not _failed(ref_handle) and not _failed(up_handle)
+        if both_loaded:
+            observations.extend(_run_inputs(case, track, ref_handle, up_handle))
+        if strict and (both_loaded or _failed(up_handle)):
+            break  # the lenient track only runs where a strict refusal hid something
+    return observations
+
+
+def _failed(handle: object) -> bool:
+    return isinstance(handle, Refused | Crashed)
+
+
+def _as_load(handle: object) -> Outcome:
+    if isinstance(handle, Refused | Crashed):
+        return handle
+    return Loaded()
+
+
+def _run_inputs(case: Case, track: Track, ref_h: Any, up_h: Any) -> Iterator[Observation]:
+    def both(operation: str, value: Any, options: dict[str, Any],
+             run_ref: Callable[[], Outcome], run_up: Callable[[], Outcome]) -> Observation:
+        return Observation(track, operation, value, tuple(sorted(options.items())),  # type: ignore[arg-type]
+                           run_ref(), run_up())
+
+    for i, text in enumerate(case.texts):
+        settings = [True, False] if i == 0 else [True]
+        for add in settings:
+            obs = both("encode", text, {"add_special_tokens": add},
+                       lambda t=text, a=add: reference.encode(ref_h, t, add_special_tokens=a),
+                       lambda t=text, a=add: upstream.encode(up_h, t, add_special_tokens=a))
+            yield obs
+            if add and isinstance(obs.upstream, Encoded):
+                yield from _decodes(track, obs.upstream.ids, ref_h, up_h)
+    for first, second in case.pairs:
+        yield both("encode", first, {"add_special_tokens": True, "pair": second},
+                   lambda a=first, b=second: reference.encode(ref_h, a, pair=b),
+                   lambda a=first, b=second: upstream.encode(up_h, a, pair=b))
+    for run in case.id_runs:
+        yield from _decodes(track, run, ref_h, up_h)
+
+
+def _decodes(track: Track, ids: tuple[int, ...], ref_h: Any, up_h: Any) -> Iterator[Observation]:
+    for skip in (True, False):
+        ref_out: Outcome = reference.decode(ref_h, ids, skip_special_tokens=skip)
+        up_out: Outcome = upstream.decode(up_h, ids, skip_special_tokens=skip)
+        yield Observation(track, "decode", tuple(ids), (("skip_special_tokens", skip),),
+                          ref_out, up_out)
+
+
+__all__ = ["Decoded", "execute"]
