@@ -13,7 +13,7 @@ wheel ``mistral-common==1.13.1``. This module
 
 For ``mistral-v0.1`` the expected output hash is an independent reference (the file that
 transformers 4.57.6 ``LlamaTokenizerFast(..., legacy=True, add_prefix_space=True,
-from_slow=True)`` saves; see docs in ``/work/shared/reference/real-vocabularies.md``). For
+from_slow=True)`` saves, per the project notes ``real-vocabularies.md``). For
 the instruct variants there is no reference: their expected hashes were recorded from this
 module's own output, so they detect drift rather than prove correctness.
 
