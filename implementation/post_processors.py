@@ -1,0 +1,316 @@
+"""The ``TemplateProcessing`` post-processor (single and pair templates).
+
+Reproduces tokenizers 0.23.1 (``processors/template.rs``), measured in
+``tests/test_post_processors.py``. Deliberate differences:
+
+* Template special tokens are synthetic: ``track="special"``, span ``-1, -1``
+  (upstream reports ``(0, 0)``), per the offset contract.
+* Refused at load, where upstream loads and then misbehaves:
+  a template naming a special token absent from ``special_tokens`` (upstream
+  panics at encode with ``add_special_tokens``), a ``single`` template using
+  ``$B`` (upstream panics at every single-sequence encode), and a special token
+  whose ``ids`` and ``tokens`` differ in length (upstream silently misaligns
+  the encoding).
+* A post-processor object without ``"type"`` is refused (``missing-field``);
+  upstream's untagged fallback accepts it.
+
+In ``tokenizer.json`` a template is always the list of pieces: the string form
+(``"<s> $A"``) is refused by upstream's deserializer and here alike. It exists
+only in upstream's constructor, reproduced by :meth:`TemplateProcessing.from_strings`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Literal
+
+from .encoding import NO_SPAN, EncodedToken
+from .errors import LoadError
+from .jsonfields import Node
+
+SequenceId = Literal["A", "B"]
+
+#: Post-processor types upstream 0.23.1 knows but this reference does not reproduce.
+UPSTREAM_ONLY_TYPES = frozenset({"BertProcessing", "RobertaProcessing", "ByteLevel", "Sequence"})
+
+
+@dataclass(frozen=True, slots=True)
+class SequencePiece:
+    """``{"Sequence": {"id": "A"|"B", "type_id": n}}``: one input sequence."""
+
+    id: SequenceId
+    type_id: int
+
+
+@dataclass(frozen=True, slots=True)
+class SpecialTokenPiece:
+    """``{"SpecialToken": {"id": key, "type_id": n}}``: a key of ``special_tokens``."""
+
+    id: str
+    type_id: int
+
+
+Piece = SequencePiece | SpecialTokenPiece
+
+
+@dataclass(frozen=True, slots=True)
+class SpecialToken:
+    """A ``special_tokens`` entry: the ids and strings the key expands to."""
+
+    id: str
+    ids: tuple[int, ...]
+    tokens: tuple[str, ...]
+
+
+# ---------------------------------------------------------------------------
+# JSON form
+# ---------------------------------------------------------------------------
+
+
+def _single_key(node: Node, allowed: tuple[str, ...]) -> tuple[str, Node]:
+    """An externally tagged serde enum: an object with exactly one of ``allowed`` as key."""
+    keys = list(node.obj())
+    if len(keys) != 1 or keys[0] not in allowed:
+        node.fail("invalid-value", f"expected exactly one of {', '.join(allowed)}; got keys {keys}")
+    return keys[0], node.field(keys[0])
+
+
+def _parse_sequence_id(node: Node) -> SequenceId:
+    value = node.str_()
+    if value == "A":
+        return "A"
+    if value == "B":
+        return "B"
+    return node.fail("invalid-value", f"sequence id must be 'A' or 'B', got {value!r}")
+
+
+def parse_piece(node: Node) -> Piece:
+    kind, body = _single_key(node, ("Sequence", "SpecialToken"))
+    type_id = body.field("type_id").u32()
+    if kind == "Sequence":
+        return SequencePiece(_parse_sequence_id(body.field("id")), type_id)
+    return SpecialTokenPiece(body.field("id").str_(), type_id)
+
+
+def parse_template(node: Node) -> tuple[Piece, ...]:
+    if isinstance(node.value, str):
+        node.fail(
+            "invalid-type",
+            f"a template is an array of pieces; the string form {node.value!r} is only accepted "
+            "by the Python constructor, not in tokenizer.json (tokenizers 0.23.1 refuses it)",
+        )
+    return tuple(parse_piece(piece) for piece in node.elements())
+
+
+def parse_special_token(node: Node) -> SpecialToken:
+    ids = tuple(element.u32() for element in node.field("ids").elements())
+    tokens = tuple(element.str_() for element in node.field("tokens").elements())
+    if len(ids) != len(tokens):
+        node.fail(
+            "invalid-value",
+            f"ids ({len(ids)}) and tokens ({len(tokens)}) differ in length "
+            "(upstream misaligns the encoding)",
+        )
+    return SpecialToken(node.field("id").str_(), ids, tokens)
+
+
+def parse_special_tokens(node: Node) -> dict[str, SpecialToken]:
+    """The ``special_tokens`` map; templates look entries up by the map's key."""
+    return {key: parse_special_token(value) for key, value in node.items()}
+
+
+def _piece_paths(template_node: Node) -> Iterable[tuple[Node, Piece]]:
+    for piece_node in template_node.elements():
+        yield piece_node, parse_piece(piece_node)
+
+
+def _check_template(
+    node: Node, specials: Mapping[str, SpecialToken], *, single: bool
+) -> None:
+    """Refuse what upstream loads and then panics on (see the module docstring)."""
+    for piece_node, piece in _piece_paths(node):
+        if isinstance(piece, SpecialTokenPiece) and piece.id not in specials:
+            piece_node.fail(
+                "invalid-value",
+                f"template names special token {piece.id!r}, absent from special_tokens",
+            )
+        if single and isinstance(piece, SequencePiece) and piece.id == "B":
+            piece_node.fail("invalid-value", "the single template uses sequence B")
+
+
+# ---------------------------------------------------------------------------
+# String form (upstream's constructor only)
+# ---------------------------------------------------------------------------
+
+_RUST_U32 = re.compile(r"\+?[0-9]+")
+
+
+def _rust_parse_u32(text: str) -> int | None:
+    """``text.parse::<u32>()``: ASCII digits, one optional leading '+', no overflow."""
+    if _RUST_U32.fullmatch(text) is None:
+        return None
+    value = int(text)
+    return value if value < 2**32 else None
+
+
+def _extract_id(text: str) -> Piece | None:
+    """Upstream's ``Piece::extract_id``: ``$``, ``$A``, ``$B``, ``$<u32>``, a special."""
+    if not text.startswith("$"):
+        return SpecialTokenPiece(text, 0)
+    rest = text[1:]
+    if rest in ("", "A", "a"):
+        return SequencePiece("A", 0)
+    if rest in ("B", "b"):
+        return SequencePiece("B", 0)
+    type_id = _rust_parse_u32(rest)
+    return None if type_id is None else SequencePiece("A", type_id)
+
+
+def _with_type_id(piece: Piece, type_id: int) -> Piece:
+    if isinstance(piece, SequencePiece):
+        return SequencePiece(piece.id, type_id)
+    return SpecialTokenPiece(piece.id, type_id)
+
+
+def parse_piece_string(text: str) -> Piece | None:
+    """Upstream's ``Piece::try_from(String)``: ``<id>`` or ``<id>:<type_id>``; None if invalid."""
+    parts = text.split(":")
+    if len(parts) == 1:
+        return _extract_id(text)
+    if len(parts) != 2:
+        return None
+    type_id = _rust_parse_u32(parts[1])
+    piece = _extract_id(parts[0])
+    if type_id is None or piece is None:
+        return None
+    return _with_type_id(piece, type_id)
+
+
+def parse_template_string(text: str, path: str) -> tuple[Piece, ...]:
+    """Upstream's ``Template::try_from(&str)``: pieces split on each single space."""
+    pieces: list[Piece] = []
+    for part in text.split(" "):
+        piece = parse_piece_string(part)
+        if piece is None:
+            raise LoadError("invalid-value", path, f'Cannot build Piece from string "{part}"')
+        pieces.append(piece)
+    return tuple(pieces)
+
+
+def _check_builder(
+    single: tuple[Piece, ...], pair: tuple[Piece, ...], specials: Mapping[str, SpecialToken]
+) -> None:
+    """Upstream's ``TemplateProcessingBuilder::validate`` (constructor path only)."""
+    used = {piece.id for piece in pair if isinstance(piece, SequencePiece)}
+    if used != {"A", "B"}:
+        raise LoadError("invalid-value", "$.pair", "Template for `pair` must use both sequences")
+    missing = sorted(
+        {p.id for p in single + pair if isinstance(p, SpecialTokenPiece) and p.id not in specials}
+    )
+    if missing:
+        raise LoadError(
+            "invalid-value", "$", f"Missing SpecialToken(s) with id(s) `{', '.join(missing)}`"
+        )
+
+
+# ---------------------------------------------------------------------------
+# The processor
+# ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class TemplateProcessing:
+    """Upstream's ``TemplateProcessing``: lays out specials and sequences per template."""
+
+    single: tuple[Piece, ...]
+    pair: tuple[Piece, ...]
+    special_tokens: Mapping[str, SpecialToken]
+
+    @classmethod
+    def from_json(cls, node: Node) -> TemplateProcessing:
+        """``$.post_processor``, a TemplateProcessing: single, pair, special_tokens required."""
+        specials = parse_special_tokens(node.field("special_tokens"))
+        single_node, pair_node = node.field("single"), node.field("pair")
+        single, pair = parse_template(single_node), parse_template(pair_node)
+        _check_template(single_node, specials, single=True)
+        _check_template(pair_node, specials, single=False)
+        return cls(single, pair, specials)
+
+    @classmethod
+    def from_strings(
+        cls,
+        single: str = "$0",
+        pair: str = "$A:0 $B:1",
+        special_tokens: Iterable[tuple[str, int]] = (),
+    ) -> TemplateProcessing:
+        """Upstream's constructor with string templates, defaults and validation.
+
+        ``special_tokens`` as ``(token, id)`` pairs, each its own key and string.
+        """
+        specials = {t: SpecialToken(t, (i,), (t,)) for t, i in special_tokens}
+        single_pieces = parse_template_string(single, "$.single")
+        pair_pieces = parse_template_string(pair, "$.pair")
+        _check_builder(single_pieces, pair_pieces, specials)
+        if any(isinstance(p, SequencePiece) and p.id == "B" for p in single_pieces):
+            raise LoadError("invalid-value", "$.single", "the single template uses sequence B")
+        return cls(single_pieces, pair_pieces, specials)
+
+    def added_tokens(self, *, is_pair: bool) -> int:
+        """How many special tokens the template adds (upstream's ``added_tokens``)."""
+        template = self.pair if is_pair else self.single
+        return sum(
+            len(self.special_tokens[p.id].ids) for p in template if isinstance(p, SpecialTokenPiece)
+        )
+
+    def apply(
+        self, a: list[EncodedToken], b: list[EncodedToken] | None, add_special_tokens: bool
+    ) -> tuple[list[EncodedToken], list[int]]:
+        """The final tokens and the type id of each.
+
+        The pair template applies iff ``b`` is given. Sequence tokens keep their
+        spans and tracks; without ``add_special_tokens`` only the sequence
+        pieces are laid out, still in template order and with their type ids.
+        """
+        tokens: list[EncodedToken] = []
+        type_ids: list[int] = []
+        for piece in self.pair if b is not None else self.single:
+            if isinstance(piece, SequencePiece):
+                added = _sequence_tokens(piece, a, b)
+            elif add_special_tokens:
+                added = self._special_tokens(piece)
+            else:
+                continue
+            tokens.extend(added)
+            type_ids.extend([piece.type_id] * len(added))
+        return tokens, type_ids
+
+    def _special_tokens(self, piece: SpecialTokenPiece) -> list[EncodedToken]:
+        special = self.special_tokens[piece.id]
+        return [
+            EncodedToken(id=i, token=t, start=NO_SPAN, end=NO_SPAN, track="special")
+            for i, t in zip(special.ids, special.tokens, strict=True)
+        ]
+
+
+def _sequence_tokens(
+    piece: SequencePiece, a: list[EncodedToken], b: list[EncodedToken] | None
+) -> list[EncodedToken]:
+    if piece.id == "A":
+        return a
+    if b is None:  # unreachable: a single template using B is refused at load
+        raise ValueError("the single template uses sequence B")
+    return b
+
+
+def post_processor_from_json(node: Node) -> TemplateProcessing | None:
+    """``$.post_processor``: null gives None; only TemplateProcessing is reproduced."""
+    if node.is_null:
+        return None
+    tag = node.type_tag()
+    if tag == "TemplateProcessing":
+        return TemplateProcessing.from_json(node)
+    if tag in UPSTREAM_ONLY_TYPES:
+        node.fail("unsupported-component", f"post-processor type {tag!r} is not reproduced", "type")
+    return node.fail("unsupported-component", f"unknown post-processor type {tag!r}", "type")
