@@ -1,0 +1,84 @@
+"""``python -m harness conformance | reproduce`` (and, later, oracles, report)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shlex
+import sys
+from pathlib import Path
+
+from .profiles import DEFAULT_PROFILE, PROFILES
+
+DEFAULT_REPORT = Path("reports/conformance.yaml")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m harness")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    conf = sub.add_parser("conformance", help="fuzz the reference against tokenizers")
+    conf.add_argument("--profile", choices=sorted(PROFILES), default=DEFAULT_PROFILE)
+    conf.add_argument("--examples", type=int, default=None,
+                      help="number of generated cases (default: the profile's)")
+    conf.add_argument("--seed", type=int, default=0)
+    conf.add_argument("--report", type=Path, default=DEFAULT_REPORT)
+
+    rep = sub.add_parser("reproduce", help="re-run one witness of a report, side by side")
+    rep.add_argument("report", type=Path)
+    which = rep.add_mutually_exclusive_group(required=True)
+    which.add_argument("--failure")
+    which.add_argument("--class", dest="class_id")
+
+    args = parser.parse_args(argv)
+    if args.command == "conformance":
+        return _conformance(args)
+    return _reproduce(args)
+
+
+def _conformance(args: argparse.Namespace) -> int:
+    from .conformance import run
+    from .reports import write_report
+
+    command = "python -m harness conformance " + shlex.join(
+        ["--profile", args.profile, "--seed", str(args.seed)]
+        + (["--examples", str(args.examples)] if args.examples is not None else []))
+    result = run(profile_name=args.profile, seed_value=args.seed, examples=args.examples,
+                 command=command)
+    write_report(result, args.report)
+    stats = result.stats
+    print(f"{stats.examples} cases, {stats.comparisons} comparisons in {result.duration:.1f}s "
+          f"({stats.comparisons / max(result.duration, 1e-9):.0f} comparisons/s)")
+    print(f"intended divergences: {sum(stats.by_class.values())} "
+          f"in {len(stats.by_class)} classes; failures: {sum(stats.failures.values())}")
+    for sig, count in sorted(stats.failures.items()):
+        print(f"  FAILURE x{count}: {sig}")
+    for stale in result.stale:
+        print(f"  STALE pinned witness {stale['id']} ({stale['class']}): now {stale['now']}")
+    print(f"report: {args.report}")
+    return 1 if result.failed else 0
+
+
+def _reproduce(args: argparse.Namespace) -> int:
+    from .conformance import evaluate
+    from .reports import case_from_report
+
+    case = case_from_report(args.report, failure=args.failure, class_id=args.class_id)
+    print("tokenizer.json:")
+    print(case.document_json())
+    observations, verdicts = evaluate(case)
+    for verdict in verdicts:
+        obs = verdict.divergence.observation
+        label = ", ".join(verdict.classes) if verdict.classes else "FAILURE"
+        print(f"\n[{label}] {obs.track} {obs.operation} tier={verdict.divergence.tier}")
+        print(f"  input:     {json.dumps(obs.input, ensure_ascii=False)} {dict(obs.options)}")
+        data = obs.to_json()
+        print(f"  reference: {json.dumps(data['reference'], ensure_ascii=False)}")
+        print(f"  upstream:  {json.dumps(data['upstream'], ensure_ascii=False)}")
+    print(f"\n{len(observations)} comparisons, {len(verdicts)} divergences, "
+          f"{sum(v.is_failure for v in verdicts)} failures")
+    return 1 if any(v.is_failure for v in verdicts) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

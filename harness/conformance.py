@@ -1,0 +1,242 @@
+"""The conformance job: explore generated cases, classify every divergence, shrink one
+witness per class and per failure, re-check pinned witnesses, and write the report.
+
+Phases:
+1. explore  - Hypothesis draws cases; each runs through both subjects (``execute``), is
+              compared (``compare``) and classified (``classify``); nothing raises, so
+              one odd case never ends the run and every count is complete.
+2. shrink   - for each class observed and each failure signature, a targeted Hypothesis
+              search raises on that signature, so Hypothesis shrinks the vocabulary and
+              the texts together; the smallest explored case is the fallback.
+3. pinned   - every witness pinned in ``oracles/divergences.json`` is re-run: one that
+              no longer shows its class makes the run stale (upstream fixed it, or our
+              rule changed).
+"""
+
+from __future__ import annotations
+
+import json
+import platform
+import time
+import unicodedata
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import hypothesis
+from hypothesis import HealthCheck, Phase, given, seed, settings
+
+from .case import Case
+from .classify import Verdict, classify, load_registry
+from .compare import TIERS, Divergence, Observation, compare
+from .coverage import RULES, rules_exercised
+from .execute import execute
+from .profiles import PROFILES, Profile
+from .subjects import upstream
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+PINNED_WITNESSES = REPO_ROOT / "oracles" / "divergences.json"
+
+
+def evaluate(case: Case) -> tuple[list[Observation], list[Verdict]]:
+    """One case, end to end: observations and the verdict on each divergence."""
+    observations = execute(case)
+    divergences = [d for d in map(compare, observations) if d is not None]
+    return observations, classify(case, divergences)
+
+
+def failure_signature(div: Divergence) -> str:
+    obs = div.observation
+    return (f"{obs.track}/{obs.operation}/{div.tier}: reference "
+            f"{_kind(obs.reference)} vs upstream {_kind(obs.upstream)}")
+
+
+def _kind(outcome: Any) -> str:
+    rule = getattr(outcome, "rule", None)
+    kind = type(outcome).__name__.lower()
+    if kind == "refused" and rule and len(rule) < 40:
+        return f"refused[{rule}]"
+    if kind == "crashed":
+        return f"crashed[{outcome.kind}]"
+    return kind
+
+
+@dataclass
+class Witness:
+    case: Case
+    divergence: Divergence
+    classes: tuple[str, ...]
+    shrunk: bool = False
+    size: int = 0
+
+
+@dataclass
+class Stats:
+    examples: int = 0
+    comparisons: int = 0
+    by_tier: dict[str, Counter[str]] = field(default_factory=dict)
+    by_class: Counter[str] = field(default_factory=Counter)
+    class_comparisons: Counter[str] = field(default_factory=Counter)
+    rule_comparisons: Counter[str] = field(default_factory=Counter)
+    failures: Counter[str] = field(default_factory=Counter)
+    failure_witness: dict[str, Witness] = field(default_factory=dict)
+    class_witness: dict[str, Witness] = field(default_factory=dict)
+    upstream_outcomes: Counter[str] = field(default_factory=Counter)
+
+    def record(self, case: Case, observations: list[Observation],
+               verdicts: list[Verdict]) -> None:
+        self.examples += 1
+        self.comparisons += len(observations)
+        size = len(json.dumps(case.to_json(), ensure_ascii=False))
+        load = observations[0]
+        self.upstream_outcomes[_kind(load.upstream)] += 1
+        diverged = {id(v.divergence.observation): v for v in verdicts}
+        for obs in observations:
+            tier_counts = self.by_tier.setdefault(obs.operation, Counter())
+            tier_counts["compared"] += 1
+            verdict = diverged.get(id(obs))
+            if verdict is None:
+                tier_counts["agreed"] += 1
+            else:
+                tier_counts[f"diverged:{verdict.divergence.tier}"] += 1
+            for rule in rules_exercised(case, obs):
+                self.rule_comparisons[rule] += 1
+        for verdict in verdicts:
+            if verdict.is_failure:
+                sig = failure_signature(verdict.divergence)
+                self.failures[sig] += 1
+                _keep_smaller(self.failure_witness, sig,
+                              Witness(case, verdict.divergence, (), size=size))
+                continue
+            for cls in verdict.classes:
+                self.by_class[cls] += 1
+                self.class_comparisons[cls] += 1
+                _keep_smaller(self.class_witness, cls,
+                              Witness(case, verdict.divergence, verdict.classes, size=size))
+
+
+def _keep_smaller(store: dict[str, Witness], key: str, witness: Witness) -> None:
+    current = store.get(key)
+    if current is None or witness.size < current.size:
+        store[key] = witness
+
+
+@dataclass
+class RunResult:
+    profile: Profile
+    seed: int
+    stats: Stats
+    duration: float
+    stale: list[dict[str, Any]]
+    command: str
+    environment: dict[str, str]
+
+    @property
+    def failed(self) -> bool:
+        return bool(self.stats.failures) or bool(self.stale)
+
+
+def environment() -> dict[str, str]:
+    return {
+        "tokenizers": upstream.version(),
+        "python": platform.python_version(),
+        "unicode": unicodedata.unidata_version,
+        "hypothesis": hypothesis.__version__,
+        "platform": platform.platform(terse=True),
+    }
+
+
+def run(*, profile_name: str, seed_value: int, examples: int | None, command: str,
+        strategy: Any = None, progress: Callable[[Stats], None] | None = None,
+        check_pinned: bool = True) -> RunResult:
+    from .strategies import cases
+
+    profile = PROFILES[profile_name]
+    strategy = strategy if strategy is not None else cases()
+    budget = examples if examples is not None else profile.examples
+    stats = Stats()
+    started = time.perf_counter()
+
+    @seed(seed_value)
+    @settings(max_examples=budget, deadline=None, database=None,
+              phases=[Phase.generate], suppress_health_check=list(HealthCheck),
+              derandomize=False)
+    @given(strategy)
+    def explore(case: Case) -> None:
+        observations, verdicts = evaluate(case)
+        stats.record(case, observations, verdicts)
+        if progress is not None:
+            progress(stats)
+
+    explore()
+    _shrink_witnesses(stats, strategy, profile, seed_value)
+    stale = check_pinned_witnesses() if check_pinned else []
+    return RunResult(profile, seed_value, stats, time.perf_counter() - started, stale,
+                     command, environment())
+
+
+class _Found(Exception):
+    def __init__(self, case: Case, verdict: Verdict) -> None:
+        super().__init__("found")
+        self.case = case
+        self.verdict = verdict
+
+
+def _shrink_witnesses(stats: Stats, strategy: Any, profile: Profile, seed_value: int) -> None:
+    targets: list[tuple[dict[str, Witness], str, Callable[[Verdict], bool]]] = []
+    for cls in sorted(stats.class_witness):
+        targets.append((stats.class_witness, cls,
+                        lambda v, c=cls: c in v.classes))
+    for sig in sorted(stats.failure_witness):
+        targets.append((stats.failure_witness, sig,
+                        lambda v, s=sig: v.is_failure and failure_signature(v.divergence) == s))
+    for store, key, wanted in targets:
+        found = _targeted_search(strategy, wanted, profile, seed_value)
+        if found is not None and len(json.dumps(found.case.to_json())) <= store[key].size:
+            store[key] = Witness(found.case, found.verdict.divergence, found.verdict.classes,
+                                 shrunk=True, size=len(json.dumps(found.case.to_json())))
+
+
+def _targeted_search(strategy: Any, wanted: Callable[[Verdict], bool], profile: Profile,
+                     seed_value: int) -> _Found | None:
+    deadline = time.perf_counter() + profile.shrink_seconds
+
+    @seed(seed_value)
+    @settings(max_examples=profile.shrink_examples, deadline=None, database=None,
+              phases=[Phase.generate, Phase.shrink], suppress_health_check=list(HealthCheck),
+              report_multiple_bugs=False, print_blob=False, verbosity=hypothesis.Verbosity.quiet)
+    @given(strategy)
+    def search(case: Case) -> None:
+        if time.perf_counter() > deadline:
+            return  # out of budget: stop shrinking, keep the best found so far
+        _, verdicts = evaluate(case)
+        for verdict in verdicts:
+            if wanted(verdict):
+                raise _Found(case, verdict)
+
+    try:
+        search()
+    except _Found as found:
+        return found
+    return None
+
+
+def check_pinned_witnesses(path: Path = PINNED_WITNESSES) -> list[dict[str, Any]]:
+    """Re-run each pinned witness; a class whose witness stopped diverging is stale."""
+    if not path.is_file():
+        return []
+    data = json.loads(path.read_text(encoding="utf-8"))
+    stale: list[dict[str, Any]] = []
+    for row in data.get("cases", []):
+        case = Case.from_json(row["case"])
+        _, verdicts = evaluate(case)
+        classes = {c for v in verdicts for c in v.classes}
+        if row["class"] not in classes:
+            stale.append({"id": row["id"], "class": row["class"],
+                          "now": sorted(classes) or "no divergence"})
+    return stale
+
+
+__all__ = ["RULES", "TIERS", "RunResult", "Stats", "evaluate", "load_registry", "run"]

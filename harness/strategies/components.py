@@ -1,0 +1,144 @@
+"""Normalizers, pre-tokenizers and post-processors, as tokenizer.json objects."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, Final
+
+from hypothesis import strategies as st
+
+from harness.strategies import profile as shares
+from harness.strategies._weights import weighted
+from harness.strategies.alphabet import METASPACE
+from harness.strategies.profile import NormalizerKind, PreTokenizerKind
+
+JSON = dict[str, Any]
+
+# --- normalizers --------------------------------------------------------------------------
+
+
+def prepend(text: str = METASPACE) -> JSON:
+    return {"type": "Prepend", "prepend": text}
+
+
+def replace(pattern: str, content: str, *, regex: bool = False) -> JSON:
+    return {"type": "Replace", "pattern": {"Regex" if regex else "String": pattern},
+            "content": content}
+
+
+def llama_normalizer() -> JSON:
+    """Llama-2 / Mistral v0.1: ``Sequence[Prepend("▁"), Replace(" " → "▁")]``."""
+    return {"type": "Sequence", "normalizers": [prepend(), replace(" ", METASPACE)]}
+
+
+#: Regex patterns Python's ``re`` and Oniguruma read the same way.
+REGEX_PATTERNS: Final = (" +", "[0-9]", "[0-9]+", " {2,}", "[ \t]", "a|b")
+#: Replacement contents: the metaspace, deletion, a letter, two metaspaces, a multi-byte.
+REPLACE_CONTENTS: Final = (METASPACE, "", "X", METASPACE * 2, "é")
+
+
+def replace_strings(alphabet: Sequence[str]) -> st.SearchStrategy[JSON]:
+    patterns = [" ", *alphabet[:8], "ab"]
+    return st.builds(replace, st.sampled_from(patterns), st.sampled_from(REPLACE_CONTENTS))
+
+
+def replace_regexes() -> st.SearchStrategy[JSON]:
+    return st.builds(lambda p, c: replace(p, c, regex=True),
+                     st.sampled_from(REGEX_PATTERNS), st.sampled_from(REPLACE_CONTENTS))
+
+
+def normalizers(kind: NormalizerKind, alphabet: Sequence[str] = ("a",)
+                ) -> st.SearchStrategy[JSON | None]:
+    """The ``normalizer`` field for one kind (see ``profile.NORMALIZER``)."""
+    if kind == "none":
+        return st.none()
+    if kind == "llama":
+        return st.just(llama_normalizer())
+    if kind == "prepend":
+        return st.sampled_from([METASPACE, METASPACE * 2, "x"]).map(prepend)
+    if kind == "replace-string":
+        return replace_strings(alphabet)
+    if kind == "replace-regex":
+        return replace_regexes()
+    step = st.one_of(st.just(prepend()), replace_strings(alphabet), replace_regexes(),
+                     st.just(llama_normalizer()))
+    return st.lists(step, min_size=1, max_size=3).map(
+        lambda steps: {"type": "Sequence", "normalizers": steps})
+
+
+# --- pre-tokenizers -----------------------------------------------------------------------
+
+
+def metaspace(prepend_scheme: str = "always", split: bool = True) -> JSON:
+    """A Metaspace object (the same JSON serves as pre-tokenizer and as decoder)."""
+    return {"type": "Metaspace", "replacement": METASPACE, "prepend_scheme": prepend_scheme,
+            "split": split}
+
+
+def metaspaces() -> st.SearchStrategy[JSON]:
+    """Metaspace over every ``prepend_scheme`` × ``split``."""
+    return st.builds(metaspace, weighted(shares.PREPEND_SCHEME),
+                     weighted(shares.METASPACE_SPLIT))
+
+
+def pre_tokenizers(kind: PreTokenizerKind) -> st.SearchStrategy[JSON | None]:
+    if kind == "none":
+        return st.none()
+    if kind == "metaspace":
+        return metaspaces()
+    return st.lists(metaspaces(), min_size=1, max_size=2).map(
+        lambda steps: {"type": "Sequence", "pretokenizers": steps})
+
+
+# --- post-processors ----------------------------------------------------------------------
+
+
+def _special(name: str, type_id: int) -> JSON:
+    return {"SpecialToken": {"id": name, "type_id": type_id}}
+
+
+def _sequence(name: str, type_id: int) -> JSON:
+    return {"Sequence": {"id": name, "type_id": type_id}}
+
+
+def template(bos: str | None, eos: str | None, ids: Mapping[str, int]) -> JSON:
+    """TemplateProcessing: Llama's ``<s> $A`` / ``<s> $A <s>:1 $B:1``, optionally with EOS.
+
+    ``ids`` maps each special named to its id (from the model vocabulary or added tokens).
+    """
+    single: list[JSON] = []
+    pair: list[JSON] = []
+    if bos is not None:
+        single.append(_special(bos, 0))
+        pair.append(_special(bos, 0))
+    single.append(_sequence("A", 0))
+    pair.append(_sequence("A", 0))
+    if eos is not None:
+        single.append(_special(eos, 0))
+        pair.append(_special(eos, 0))
+    if bos is not None:
+        pair.append(_special(bos, 1))
+    pair.append(_sequence("B", 1))
+    if eos is not None:
+        pair.append(_special(eos, 1))
+    names = [n for n in (bos, eos) if n is not None]
+    return {
+        "type": "TemplateProcessing",
+        "single": single,
+        "pair": pair,
+        "special_tokens": {n: {"id": n, "ids": [ids[n]], "tokens": [n]} for n in names},
+    }
+
+
+@st.composite
+def templates(draw: st.DrawFn, specials: Mapping[str, int]) -> JSON:
+    """A template over the specials available (``<s>``/``</s>`` preferred)."""
+    shape = draw(weighted(shares.TEMPLATE_SHAPE))
+    names = list(specials)
+    if shape == "plain" or not names:
+        return template(None, None, specials)
+    bos = "<s>" if "<s>" in specials else draw(st.sampled_from(names))
+    eos = None
+    if shape == "bos-eos":
+        eos = "</s>" if "</s>" in specials else draw(st.sampled_from(names))
+    return template(bos, eos, specials)

@@ -1,0 +1,100 @@
+"""Decoders: the two shapes the spec reproduces, Metaspace, and perturbations of the two.
+
+The byte-fallback decision reproduces exactly a bare ``ByteFallback`` and
+``Sequence[Replace("▁"→" "), ByteFallback, Fuse, Strip(" ", 1, 0)]``; anything else on
+a byte-fallback model is refused by the reference and accepted by upstream.  The
+perturbations walk the boundary: drop a step, swap two, repeat one, add one, or replace
+one by another type.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final
+
+from hypothesis import strategies as st
+
+from harness.strategies import profile as shares
+from harness.strategies._weights import weighted
+from harness.strategies.alphabet import METASPACE
+from harness.strategies.components import metaspace, metaspaces, replace
+from harness.strategies.profile import DEFAULT_PROFILE, DecoderKind, Profile
+
+JSON = dict[str, Any]
+
+
+def byte_fallback() -> JSON:
+    return {"type": "ByteFallback"}
+
+
+def fuse() -> JSON:
+    return {"type": "Fuse"}
+
+
+def strip(start: int = 1, stop: int = 0, content: str = " ") -> JSON:
+    return {"type": "Strip", "content": content, "start": start, "stop": stop}
+
+
+def sequence(steps: list[JSON]) -> JSON:
+    return {"type": "Sequence", "decoders": steps}
+
+
+def llama_steps() -> list[JSON]:
+    return [replace(METASPACE, " "), byte_fallback(), fuse(), strip()]
+
+
+def llama_decoder() -> JSON:
+    """Llama-2's chain: ``Sequence[Replace("▁"→" "), ByteFallback, Fuse, Strip(" ",1,0)]``."""
+    return sequence(llama_steps())
+
+
+#: Steps a perturbation may add or substitute (safe ones; Strip with stop>=1 is separate).
+SAFE_STEPS: Final[tuple[JSON, ...]] = (
+    replace(METASPACE, " "), byte_fallback(), fuse(), strip(), strip(0, 0), strip(2, 0),
+    metaspace("always", True), replace(" ", ""),
+)
+#: Strip windows that panic upstream on short tokens / when start and stop cross.
+HAZARD_STEPS: Final[tuple[JSON, ...]] = (strip(0, 1), strip(1, 1))
+
+
+def steps(strip_hazard: int = shares.STRIP_HAZARD) -> st.SearchStrategy[JSON]:
+    """A decoder step; a panicking Strip with probability ``strip_hazard`` per thousand."""
+    return weighted({False: 1000 - strip_hazard, True: strip_hazard}).flatmap(
+        lambda hazard: st.sampled_from(HAZARD_STEPS if hazard else SAFE_STEPS))
+
+
+@st.composite
+def perturbed(draw: st.DrawFn, strip_hazard: int = shares.STRIP_HAZARD) -> JSON:
+    """One of the two reproduced shapes with one perturbation (always a Sequence)."""
+    chain = draw(st.sampled_from([llama_steps(), [byte_fallback()]]))
+    chain = list(chain)
+    how = draw(weighted(shares.PERTURBATION))
+    i = draw(st.integers(0, len(chain) - 1))
+    if how == "drop":
+        del chain[i]
+    elif how == "swap" and len(chain) > 1:
+        j = draw(st.integers(0, len(chain) - 2))
+        j = j if j < i else j + 1
+        chain[i], chain[j] = chain[j], chain[i]
+    elif how == "repeat":
+        chain.insert(i, chain[i])
+    elif how == "replace":
+        hazard = draw(weighted({False: 1000 - strip_hazard, True: strip_hazard}))
+        pool = [s for s in (HAZARD_STEPS if hazard else SAFE_STEPS) if s != chain[i]]
+        chain[i] = draw(st.sampled_from(pool))
+    else:  # add (also "swap" on a one-step chain)
+        chain.insert(draw(st.integers(0, len(chain))), draw(steps(strip_hazard)))
+    return sequence(chain)
+
+
+def decoders(kind: DecoderKind, profile: Profile = DEFAULT_PROFILE,
+             metaspace_like: JSON | None = None) -> st.SearchStrategy[JSON | None]:
+    """The ``decoder`` field for one kind; "metaspace" copies ``metaspace_like`` if given."""
+    if kind == "none":
+        return st.none()
+    if kind == "byte-fallback":
+        return st.just(byte_fallback())
+    if kind == "llama":
+        return st.just(llama_decoder())
+    if kind == "metaspace":
+        return st.just(dict(metaspace_like)) if metaspace_like else metaspaces()
+    return perturbed(profile.strip_hazard)
