@@ -177,7 +177,7 @@ def run(*, profile_name: str, seed_value: int, examples: int | None, command: st
                      command, environment())
 
 
-class _Found(Exception):
+class _FoundError(Exception):
     def __init__(self, case: Case, verdict: Verdict) -> None:
         super().__init__("found")
         self.case = case
@@ -187,11 +187,9 @@ class _Found(Exception):
 def _shrink_witnesses(stats: Stats, strategy: Any, profile: Profile, seed_value: int) -> None:
     targets: list[tuple[dict[str, Witness], str, Callable[[Verdict], bool]]] = []
     for cls in sorted(stats.class_witness):
-        targets.append((stats.class_witness, cls,
-                        lambda v, c=cls: c in v.classes))
+        targets.append((stats.class_witness, cls, _has_class(cls)))
     for sig in sorted(stats.failure_witness):
-        targets.append((stats.failure_witness, sig,
-                        lambda v, s=sig: v.is_failure and failure_signature(v.divergence) == s))
+        targets.append((stats.failure_witness, sig, _has_signature(sig)))
     for store, key, wanted in targets:
         found = _targeted_search(strategy, wanted, profile, seed_value)
         if found is not None and len(json.dumps(found.case.to_json())) <= store[key].size:
@@ -199,8 +197,16 @@ def _shrink_witnesses(stats: Stats, strategy: Any, profile: Profile, seed_value:
                                  shrunk=True, size=len(json.dumps(found.case.to_json())))
 
 
+def _has_class(cls: str) -> Callable[[Verdict], bool]:
+    return lambda verdict: cls in verdict.classes
+
+
+def _has_signature(sig: str) -> Callable[[Verdict], bool]:
+    return lambda v: v.is_failure and failure_signature(v.divergence) == sig
+
+
 def _targeted_search(strategy: Any, wanted: Callable[[Verdict], bool], profile: Profile,
-                     seed_value: int) -> _Found | None:
+                     seed_value: int) -> _FoundError | None:
     deadline = time.perf_counter() + profile.shrink_seconds
 
     @seed(seed_value)
@@ -214,11 +220,11 @@ def _targeted_search(strategy: Any, wanted: Callable[[Verdict], bool], profile: 
         _, verdicts = evaluate(case)
         for verdict in verdicts:
             if wanted(verdict):
-                raise _Found(case, verdict)
+                raise _FoundError(case, verdict)
 
     try:
         search()
-    except _Found as found:
+    except _FoundError as found:
         return found
     return None
 

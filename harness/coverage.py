@@ -6,6 +6,7 @@ case and one observation and names the rules that comparison put to the test.
 
 from __future__ import annotations
 
+import itertools
 import re
 from typing import Any
 
@@ -36,7 +37,8 @@ def rules_exercised(case: Case, obs: Observation) -> set[str]:
     model: Any = case.document.get("model")
     if not isinstance(model, dict) or model.get("byte_fallback") is not True:
         return set()
-    vocab: dict[str, Any] = model.get("vocab") if isinstance(model.get("vocab"), dict) else {}
+    raw_vocab = model.get("vocab")
+    vocab: dict[str, Any] = raw_vocab if isinstance(raw_vocab, dict) else {}
     if obs.operation == "load":
         return {"bf-rule-1-alphabet", "bf-rule-2-decoder"}
     if obs.operation == "decode":
@@ -71,7 +73,7 @@ def _from_stream(enc: Encoded, text: str, model: dict[str, Any], track: str) -> 
             kinds.append("unk")
         else:
             kinds.append("other")
-    adjacent = {(a, b) for a, b in zip(kinds, kinds[1:], strict=False)}
+    adjacent = set(itertools.pairwise(kinds))
     if model.get("fuse_unk") is True and ({("unk", "byte"), ("byte", "unk")} & adjacent):
         rules.add("bf-fact-6-no-fuse")
     if track == "lenient" and ("unk", "byte") in adjacent:

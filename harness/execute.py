@@ -7,7 +7,7 @@ the reference in lenient mode, so what the strict rule hides is still compared.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from typing import Any
 
 from .case import Case
@@ -45,24 +45,22 @@ def _as_load(handle: object) -> Outcome:
 
 
 def _run_inputs(case: Case, track: Track, ref_h: Any, up_h: Any) -> Iterator[Observation]:
-    def both(operation: str, value: Any, options: dict[str, Any],
-             run_ref: Callable[[], Outcome], run_up: Callable[[], Outcome]) -> Observation:
-        return Observation(track, operation, value, tuple(sorted(options.items())),  # type: ignore[arg-type]
-                           run_ref(), run_up())
-
     for i, text in enumerate(case.texts):
-        settings = [True, False] if i == 0 else [True]
-        for add in settings:
-            obs = both("encode", text, {"add_special_tokens": add},
-                       lambda t=text, a=add: reference.encode(ref_h, t, add_special_tokens=a),
-                       lambda t=text, a=add: upstream.encode(up_h, t, add_special_tokens=a))
+        for add in ([True, False] if i == 0 else [True]):
+            obs = Observation(
+                track, "encode", text, (("add_special_tokens", add),),
+                reference.encode(ref_h, text, add_special_tokens=add),
+                upstream.encode(up_h, text, add_special_tokens=add),
+            )
             yield obs
             if add and isinstance(obs.upstream, Encoded):
                 yield from _decodes(track, obs.upstream.ids, ref_h, up_h)
     for first, second in case.pairs:
-        yield both("encode", first, {"add_special_tokens": True, "pair": second},
-                   lambda a=first, b=second: reference.encode(ref_h, a, pair=b),
-                   lambda a=first, b=second: upstream.encode(up_h, a, pair=b))
+        yield Observation(
+            track, "encode", first, (("add_special_tokens", True), ("pair", second)),
+            reference.encode(ref_h, first, pair=second),
+            upstream.encode(up_h, first, pair=second),
+        )
     for run in case.id_runs:
         yield from _decodes(track, run, ref_h, up_h)
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from functools import cached_property
-from typing import Any
+from typing import Any, Literal, cast
 
 from .case import Case
 from .compare import Divergence
@@ -210,8 +210,11 @@ def metaspace_decoder_not_applied(ctx: Context, div: Divergence) -> frozenset[in
         if token is None or (skip and handle.added.is_special(token)):
             continue
         tokens.append(token)
-    replacement = decoder.get("replacement", "▁")
+    replacement = str(decoder.get("replacement", "▁"))
     scheme = decoder.get("prepend_scheme") or "always"
+    if scheme not in ("always", "first", "never"):
+        return NONE
+    scheme = cast(Literal["always", "first", "never"], scheme)
     upstream_text = "".join(metaspace_decode_upstream(tokens, replacement, scheme))
     return _yes(obs.reference.text == "".join(tokens) and obs.upstream.text == upstream_text)
 

@@ -201,7 +201,7 @@ def _cache_lock(cache_dir: Path) -> Iterator[None]:
     """Serialise fixture builds across processes sharing a cache (POSIX advisory lock)."""
     cache_dir.mkdir(parents=True, exist_ok=True)
     try:
-        import fcntl  # noqa: PLC0415 - POSIX only, imported where it is needed
+        import fcntl
     except ImportError:  # pragma: no cover - non-POSIX: atomic renames still keep files whole
         yield
         return
@@ -385,14 +385,14 @@ def convert_model(model: ModelProto) -> Any:
     ]
 
     try:
-        from tokenizers import (  # noqa: PLC0415 - optional (harness extra), import lazily
+        from tokenizers import (
             AddedToken,
             Tokenizer,
             decoders,
             normalizers,
             processors,
         )
-        from tokenizers.models import BPE  # noqa: PLC0415
+        from tokenizers.models import BPE
 
         tokenizer = Tokenizer(
             BPE(

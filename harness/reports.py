@@ -42,7 +42,8 @@ def build_report(result: RunResult) -> dict[str, Any]:
         entry = cls.to_json()
         entry["observed"] = stats.by_class.get(cls.id, 0)
         entry["witness"] = _witness(witness) if witness else None
-        entry["reproduce"] = f"python -m harness reproduce reports/conformance.yaml --class {cls.id}"
+        entry["reproduce"] = (
+            f"python -m harness reproduce reports/conformance.yaml --class {cls.id}")
         classes.append(entry)
     return {
         "verdict": "fail" if result.failed else "pass",

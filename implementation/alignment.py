@@ -39,7 +39,10 @@ class NormalizedText:
         """Map the normalized char range ``[start, end)`` to an original char span."""
         if start >= end:
             # Zero-width: anchor at the next character's start (or this piece's end).
-            anchor = self.alignments[start][0] if start < len(self.alignments) else self.original_end
+            if start < len(self.alignments):
+                anchor = self.alignments[start][0]
+            else:
+                anchor = self.original_end
             return (anchor, anchor)
         return (self.alignments[start][0], self.alignments[end - 1][1])
 

@@ -225,32 +225,68 @@ def _is_ascii_punctuation(char: str) -> bool:
     return char.isascii() and char.isprintable() and not char.isalnum()
 
 
+@dataclass(slots=True)
+class _GroupFrame:
+    """An open group while translating, and what Oniguruma lets be repeated after it.
+
+    Oniguruma refuses to repeat an anchor or look-around, and a non-capturing
+    group one of whose alternatives is exactly one such element (``(?:^)*``,
+    ``(?:a|^)*``); a capturing group is always repeatable (``(^)*``).
+    """
+
+    kind: Literal["top", "capture", "group", "look"]
+    elements: int = 0  # elements in the current alternative
+    sole_is_anchor: bool = False  # the current alternative is exactly one anchor-like element
+    anchor_alternative: bool = False  # a finished alternative was exactly one anchor-like element
+
+    def add(self, *, anchor_like: bool) -> None:
+        self.elements += 1
+        self.sole_is_anchor = anchor_like and self.elements == 1
+
+    def next_alternative(self) -> None:
+        self.anchor_alternative |= self.elements == 1 and self.sole_is_anchor
+        self.elements = 0
+        self.sole_is_anchor = False
+
+    def close(self) -> bool:
+        """Ends the group; True if it is anchor-like (not repeatable)."""
+        self.next_alternative()
+        return self.kind == "look" or (self.kind == "group" and self.anchor_alternative)
+
+
+_ElementKind = Literal["atom", "anchor", "syntax"]
+
+#: Oniguruma's ``^``: at the start, or after a newline that does not end the text.
+_LINE_START = r"(?:\A|(?<=\n)(?!\Z))"
+
+
 class _OnigTranslator:
     """Translates the Oniguruma (Ruby syntax) subset that ``re`` matches identically.
 
-    Accepted: literals; ``.``; ``^``/``$`` (line anchors in Oniguruma, so
-    ``(?m:^)``/``(?m:$)``); ``|``; groups ``(``, ``(?:``, and look-arounds;
-    ``*``, ``+``, ``?``, ``{n}``, ``{n,}``, ``{n,m}``, ``{,m}`` with an optional
-    lazy ``?`` (not after ``{n}``: Oniguruma reads ``x{n}?`` as ``(?:x{n})?``);
-    escapes ``\\t \\n \\r \\f \\v \\a \\e \\xHH \\uHHHH \\s \\S \\A \\z \\Z`` and
-    escaped ASCII punctuation; classes ``[...]``/``[^...]`` of characters,
-    ranges and ``\\s``. Everything else (``\\d``, ``\\w``, ``\\b`` whose Unicode
-    tables differ, inline options, possessive/stacked quantifiers, named or
-    atomic groups, back-references, ``\\p{..}``, POSIX brackets, nested classes
-    and ``&&``...) raises :class:`UnsupportedRegexError`.
+    Accepted: literals; ``.``; ``^`` (after a newline only if more text
+    follows) and ``$`` (before any newline); ``|``; groups ``(``, ``(?:``, and
+    look-arounds; ``*``, ``+``, ``?``, ``{n}``, ``{n,}``, ``{n,m}``, ``{,m}``
+    with an optional lazy ``?`` (not after ``{n}``: Oniguruma reads ``x{n}?``
+    as ``(?:x{n})?``); escapes ``\\t \\n \\r \\f \\v \\a \\e \\xHH \\uHHHH
+    \\s \\S \\A \\z \\Z`` and escaped ASCII punctuation; classes ``[...]``,
+    ``[^...]`` of characters, ranges and ``\\s``. Everything else (``\\d``,
+    ``\\w``, ``\\b`` whose Unicode tables differ, inline options,
+    possessive/stacked quantifiers, named or atomic groups, back-references,
+    ``\\p{..}``, POSIX brackets, nested classes and ``&&``...) raises
+    :class:`UnsupportedRegexError`, as does every repetition Oniguruma refuses.
     """
 
     def __init__(self, pattern: str) -> None:
         self.pattern = pattern
         self.pos = 0
         self.out: list[str] = []
-        self.groups: list[bool] = []  # per open group: is it quantifiable once closed
+        self.frames: list[_GroupFrame] = [_GroupFrame("top")]
         self.quantifiable = False
 
     def translate(self) -> str:
         while self.pos < len(self.pattern):
             self._step()
-        if self.groups:
+        if len(self.frames) > 1:
             raise UnsupportedRegexError("unbalanced '('")
         return "".join(self.out)
 
@@ -262,35 +298,45 @@ class _OnigTranslator:
         elif char == "\\":
             self._escape()
         elif char == "[":
-            self._emit(self._char_class(), quantifiable=True)
+            self._emit(self._char_class(), "atom")
         elif char == "(":
             self._open_group()
         elif char == ")":
             self._close_group()
-        elif char in "^$|":
+        elif char == "|":
             self.pos += 1
-            self._emit({"^": "(?m:^)", "$": "(?m:$)", "|": "|"}[char], quantifiable=False)
+            self.frames[-1].next_alternative()
+            self._emit("|", "syntax")
+        elif char in "^$":
+            self.pos += 1
+            self._emit(_LINE_START if char == "^" else "(?m:$)", "anchor")
         else:
             self.pos += 1
-            self._emit("." if char == "." else re.escape(char), quantifiable=True)
+            self._emit("." if char == "." else re.escape(char), "atom")
 
-    def _emit(self, text: str, *, quantifiable: bool) -> None:
+    def _emit(self, text: str, kind: _ElementKind) -> None:
         self.out.append(text)
-        self.quantifiable = quantifiable
+        if kind != "syntax":
+            self.frames[-1].add(anchor_like=kind == "anchor")
+        self.quantifiable = kind == "atom"
 
     def _open_group(self) -> None:
         opener = next((o for o in _GROUP_OPENERS if self.pattern.startswith(o, self.pos)), None)
         if opener is None and self.pattern.startswith("(?", self.pos):
             raise UnsupportedRegexError(f"group construct at offset {self.pos}")
         self.pos += len(opener) if opener else 1
-        self.groups.append(opener not in _LOOKAROUNDS)
-        self._emit(_GROUP_OPENERS[opener] if opener else "(?:", quantifiable=False)
+        kind: Literal["capture", "group", "look"] = (
+            "capture" if opener is None else "look" if opener in _LOOKAROUNDS else "group"
+        )
+        self.frames.append(_GroupFrame(kind))
+        self._emit(_GROUP_OPENERS[opener] if opener else "(?:", "syntax")
 
     def _close_group(self) -> None:
-        if not self.groups:
+        if len(self.frames) == 1:
             raise UnsupportedRegexError("unbalanced ')'")
         self.pos += 1
-        self._emit(")", quantifiable=self.groups.pop())
+        anchor_like = self.frames.pop().close()
+        self._emit(")", "anchor" if anchor_like else "atom")
 
     # -- quantifiers ----------------------------------------------------------
     def _quantifier(self) -> None:
@@ -305,7 +351,8 @@ class _OnigTranslator:
             text += "?"
         if self.pos < len(self.pattern) and self.pattern[self.pos] in _QUANTIFIER_STARTS:
             raise UnsupportedRegexError(f"stacked or possessive quantifier at offset {self.pos}")
-        self._emit(text, quantifiable=False)
+        self.out.append(text)
+        self.quantifiable = False
 
     def _quantifier_body(self) -> tuple[str, bool]:
         char = self.pattern[self.pos]
@@ -335,15 +382,15 @@ class _OnigTranslator:
         letter = self._peek_escape_letter()
         if letter in _ANCHOR_ESCAPES:
             self.pos += 2
-            self._emit(_ANCHOR_ESCAPES[letter], quantifiable=False)
+            self._emit(_ANCHOR_ESCAPES[letter], "anchor")
         elif letter == "s":
             self.pos += 2
-            self._emit(f"[{_WHITESPACE_CLASS}]", quantifiable=True)
+            self._emit(f"[{_WHITESPACE_CLASS}]", "atom")
         elif letter == "S":
             self.pos += 2
-            self._emit(f"[^{_WHITESPACE_CLASS}]", quantifiable=True)
+            self._emit(f"[^{_WHITESPACE_CLASS}]", "atom")
         else:
-            self._emit(re.escape(self._escaped_char()), quantifiable=True)
+            self._emit(re.escape(self._escaped_char()), "atom")
 
     def _peek_escape_letter(self) -> str:
         if self.pos + 1 >= len(self.pattern):

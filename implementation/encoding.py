@@ -99,6 +99,7 @@ def contract_violations(seq: EncodedSequence, text: str) -> list[str]:
         if not 0 <= tok.start <= tok.end <= n:
             problems.append(f"token {i} {tok.token!r}: span {tok.span} outside [0, {n}]")
         if tok.start < previous_start:
-            problems.append(f"token {i} {tok.token!r}: start {tok.start} < previous {previous_start}")
+            problems.append(
+                f"token {i} {tok.token!r}: start {tok.start} < previous {previous_start}")
         previous_start = max(previous_start, tok.start)
     return problems

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
 from typing import Literal, Protocol
 
@@ -51,7 +52,7 @@ def _split_merged_with_next(piece: NormalizedText, delimiter: str) -> list[Norma
         if c == delimiter and i > 0:
             bounds.append(i)
     bounds.append(len(text))
-    return [piece.slice(a, b) for a, b in zip(bounds, bounds[1:], strict=False) if a < b]
+    return [piece.slice(a, b) for a, b in itertools.pairwise(bounds) if a < b]
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,10 +77,9 @@ def metaspace_from_json(node: Node) -> Metaspace:
                              f"prepend_scheme {value!r} is not one of always, first, never")
         scheme = value  # type: ignore[assignment]
     add_prefix_space = node.field("add_prefix_space", required=False)
-    if not add_prefix_space.is_null and add_prefix_space.bool_() is False:
-        if scheme != "never":
-            add_prefix_space.fail("invalid-value",
-                                  "add_prefix_space does not match declared prepend_scheme")
+    if not add_prefix_space.is_null and add_prefix_space.bool_() is False and scheme != "never":
+        add_prefix_space.fail("invalid-value",
+                              "add_prefix_space does not match declared prepend_scheme")
     split = node.optional_bool("split", default=True)
     return Metaspace(replacement, scheme, split)
 

@@ -17,8 +17,8 @@ LOAD_RULES: dict[str, str] = {
     "merge-out-of-vocabulary": "A merge part, or the merged result, is not in the vocabulary.",
     "merge-prefix-underflow": "A merge's right part is shorter than continuing_subword_prefix "
     "(upstream panics).",
-    "merge-prefix-splits-character": "Cutting continuing_subword_prefix's byte length off a merge's "
-    "right part would split a UTF-8 character (upstream builds an invalid string).",
+    "merge-prefix-splits-character": "Cutting continuing_subword_prefix's byte length off a "
+    "merge's right part would split a UTF-8 character (upstream builds an invalid string).",
     "duplicate-id": "Two vocabulary strings share one id (upstream picks one at random).",
     "dropout-out-of-range": "dropout outside [0, 1].",
     "dropout-nondeterministic": "0 < dropout < 1: upstream draws from an unseeded RNG; "
@@ -34,8 +34,9 @@ LOAD_RULES: dict[str, str] = {
 ENCODE_RULES: dict[str, str] = {
     "unk-token-missing-at-encode": "Lenient mode: an unknown character needs unk_token, which "
     "is not in the vocabulary (upstream raises at encode).",
-    "character-dropped": "Strict mode: a character is neither in the vocabulary nor byte-resolvable "
-    "and there is no unk_token; upstream silently drops it (and lets its neighbours merge).",
+    "character-dropped": "Strict mode: a character is neither in the vocabulary nor "
+    "byte-resolvable and there is no unk_token; upstream silently drops it (and lets its "
+    "neighbours merge).",
 }
 
 DECODE_RULES: dict[str, str] = {
