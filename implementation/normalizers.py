@@ -7,7 +7,7 @@ from typing import Protocol
 
 from .alignment import NormalizedText
 from .jsonfields import Node
-from .patterns import Pattern, pattern_from_json
+from .patterns import ReplacePattern, parse_replace_pattern
 
 SUPPORTED = ("Sequence", "Prepend", "Replace")
 
@@ -26,11 +26,12 @@ class Prepend:
 
 @dataclass(frozen=True, slots=True)
 class Replace:
-    pattern: Pattern
+    pattern: ReplacePattern
     content: str
 
     def normalize(self, piece: NormalizedText) -> None:
-        piece.replace_ranges(self.pattern.find(piece.text), self.content)
+        matches = [(a, b) for a, b, is_match in self.pattern.find_matches(piece.text) if is_match]
+        piece.replace_ranges(matches, self.content)
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,7 +62,7 @@ def normalizer_from_json(node: Node) -> Normalizer | None:
     if kind == "Prepend":
         return Prepend(node.field("prepend").str_())
     if kind == "Replace":
-        return Replace(pattern_from_json(node.field("pattern")), node.field("content").str_())
+        return Replace(parse_replace_pattern(node.field("pattern")), node.field("content").str_())
     node.fail(
         "unsupported-component",
         f"normalizer type {kind!r} is not reproduced (supported: {', '.join(SUPPORTED)})",

@@ -68,9 +68,9 @@ class PreTokenizerSequence:
 def metaspace_from_json(node: Node) -> Metaspace:
     """Shared by the pre-tokenizer and the decoder: upstream deserializes both alike."""
     replacement = node.field("replacement").char()
-    scheme_node = node.field("prepend_scheme", required=False)
     scheme: PrependScheme = "always"
-    if not scheme_node.is_null:
+    if "prepend_scheme" in node.obj():  # present means a string: upstream refuses null here
+        scheme_node = Node(node.obj()["prepend_scheme"], node.child_path("prepend_scheme"))
         value = scheme_node.str_()
         if value not in ("always", "first", "never"):
             scheme_node.fail("invalid-value",
@@ -81,6 +81,7 @@ def metaspace_from_json(node: Node) -> Metaspace:
         add_prefix_space.fail("invalid-value",
                               "add_prefix_space does not match declared prepend_scheme")
     split = node.optional_bool("split", default=True)
+    node.optional_str("str_rep")  # ignored upstream, but must be a string when present
     return Metaspace(replacement, scheme, split)
 
 

@@ -28,10 +28,10 @@ from implementation.decoders import (
     metaspace_decode_upstream,
     strip_token,
     strip_would_panic,
-    translate_oniguruma,
 )
 from implementation.errors import LoadError
 from implementation.jsonfields import Node
+from implementation.patterns import translate_oniguruma
 
 FFFD = "\ufffd"
 
