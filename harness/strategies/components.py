@@ -131,9 +131,10 @@ def template(bos: str | None, eos: str | None, ids: Mapping[str, int]) -> JSON:
 
 
 @st.composite
-def templates(draw: st.DrawFn, specials: Mapping[str, int]) -> JSON:
+def templates(draw: st.DrawFn, specials: Mapping[str, int],
+              shapes: Mapping[str, int] = shares.TEMPLATE_SHAPE) -> JSON:
     """A template over the specials available (``<s>``/``</s>`` preferred)."""
-    shape = draw(weighted(shares.TEMPLATE_SHAPE))
+    shape = draw(weighted(shapes))
     names = list(specials)
     if shape == "plain" or not names:
         return template(None, None, specials)

@@ -179,10 +179,11 @@ PAIRS: Final = 300
 ID_RUNS_MIN: Final = 1
 ID_RUNS_MAX: Final = 4
 #: Segments an id run is made of: valid ids of any kind, the byte pieces of whole characters
-#: (valid UTF-8), a character cut mid-way, invalid byte sequences, a special, an id naming
-#: no token.
+#: (valid UTF-8), a character cut mid-way (<0xF0> <0x9F>), invalid byte sequences
+#: (<0xC3> <0x28>, overlongs, surrogates), a special, a character's byte pieces with a
+#: special inside (<0xC3> <s> <0xA9>), an id naming no token.
 ID_SEGMENT: Final[Mapping[str, int]] = {
-    "valid": 36, "utf8": 22, "cut": 16, "invalid": 8, "special": 10, "unknown": 8,
+    "valid": 34, "utf8": 20, "cut": 14, "invalid": 8, "special": 8, "split": 8, "unknown": 8,
 }
 
 
@@ -225,6 +226,8 @@ class Profile:
         default_factory=lambda: dict(ADDED_TOKENS))
     post_processor: Mapping[PostProcessorKind, int] = dataclasses.field(
         default_factory=lambda: dict(POST_PROCESSOR))
+    template_shape: Mapping[str, int] = dataclasses.field(
+        default_factory=lambda: dict(TEMPLATE_SHAPE))
     pairs: int = PAIRS
 
     def narrowed(self, **choices: Any) -> Profile:

@@ -1,0 +1,67 @@
+"""Hypothesis strategies for whole tokenizer.json documents and the inputs to run on them.
+
+The central product is ``cases()``: a strategy of ``Case`` objects (a generated
+tokenizer.json, 1..6 texts, raw id runs for decode, optional pairs).  Every share of the
+generation is a named weight table in ``harness.strategies.profile``; keyword arguments
+narrow them (``cases(byte_alphabet="complete")``).
+
+Module layout, smallest pieces first:
+
+- ``_weights``      weighted choices (``weighted``, ``chance``, ``one_of_weighted``)
+- ``profile``       the kinds, the share tables, ``Profile``
+- ``alphabet``      character pools by UTF-8 width; ``alphabets()``
+- ``vocabulary``    byte alphabets, decoration, upstream's merge rule, merges, ids;
+                    ``bpe_models()``
+- ``added_tokens``  Llama specials, other specials, non-special added tokens, their ids
+- ``components``    normalizers, pre-tokenizers, template post-processors
+- ``decoders``      the two reproduced decoder shapes, Metaspace, perturbations
+- ``texts``         ``texts_for(document)``, ``pairs_for``, ``id_runs_for``
+- ``case``          ``Case``
+- ``cases``         ``documents()``, ``cases()``, ``llama_like_cases()``, ``metaspace_cases()``
+- ``describe``      ``features(case)``: labels a case by what it exercises
+"""
+
+from harness.strategies.alphabet import alphabets, uncovered_characters
+from harness.strategies.case import Case, canonical_json
+from harness.strategies.cases import (
+    cases,
+    cases_from,
+    documents,
+    llama_like_cases,
+    metaspace_cases,
+)
+from harness.strategies.components import metaspaces, normalizers, pre_tokenizers, templates
+from harness.strategies.decoders import decoders, llama_decoder, perturbed
+from harness.strategies.describe import features
+from harness.strategies.profile import DEFAULT_PROFILE, Profile
+from harness.strategies.texts import id_runs_for, inventory, pairs_for, texts_for
+from harness.strategies.vocabulary import bpe_models, byte_alphabets, merge_result
+
+__all__ = [
+    "DEFAULT_PROFILE",
+    "Case",
+    "Profile",
+    "alphabets",
+    "bpe_models",
+    "byte_alphabets",
+    "canonical_json",
+    "cases",
+    "cases_from",
+    "decoders",
+    "documents",
+    "features",
+    "id_runs_for",
+    "inventory",
+    "llama_decoder",
+    "llama_like_cases",
+    "merge_result",
+    "metaspace_cases",
+    "metaspaces",
+    "normalizers",
+    "pairs_for",
+    "perturbed",
+    "pre_tokenizers",
+    "templates",
+    "texts_for",
+    "uncovered_characters",
+]

@@ -1,0 +1,130 @@
+"""Whole cases: a tokenizer.json assembled from the parts, with inputs drawn from it.
+
+Order of decisions: the pipeline's kinds first (they decide whether '▁' must be in the
+alphabet), then the unk token and added tokens (they reserve model ids and decide
+whether id holes are safe), then the model, then the components that refer to ids.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hypothesis import strategies as st
+
+from harness.strategies import profile as shares
+from harness.strategies._weights import chance, weighted
+from harness.strategies.added_tokens import (
+    added_token_plans,
+    assign_ids,
+    vocabulary_piece_specs,
+)
+from harness.strategies.alphabet import METASPACE, alphabets
+from harness.strategies.case import Case
+from harness.strategies.components import normalizers, pre_tokenizers, templates
+from harness.strategies.decoders import decoders
+from harness.strategies.profile import DEFAULT_PROFILE, Profile, UnkKind
+from harness.strategies.texts import id_runs_for, inventory, pairs_for, texts_for
+from harness.strategies.vocabulary import bpe_models
+
+#: unk_token spellings: Llama's, and BERT's (never an added token unless Llama's).
+UNK_TOKENS = {"<unk>": 85, "[UNK]": 15}
+
+
+def _metaspace_step(pre_tokenizer: dict[str, Any] | None) -> dict[str, Any] | None:
+    if not pre_tokenizer:
+        return None
+    if pre_tokenizer["type"] == "Metaspace":
+        return pre_tokenizer
+    steps: list[dict[str, Any]] = pre_tokenizer.get("pretokenizers", [])
+    return steps[0] if steps else None
+
+
+@st.composite
+def documents(draw: st.DrawFn, profile: Profile = DEFAULT_PROFILE) -> dict[str, Any]:
+    """A whole tokenizer.json (version 1.0, no truncation or padding)."""
+    normalizer_kind = draw(weighted(profile.normalizer))
+    pre_tokenizer_kind = draw(weighted(profile.pre_tokenizer))
+    uses_metaspace = normalizer_kind != "none" or pre_tokenizer_kind != "none"
+    required = (METASPACE,) if uses_metaspace and draw(
+        chance(shares.METASPACE_IN_ALPHABET)) else ()
+    alphabet = draw(alphabets(required=required))
+
+    unk: UnkKind = draw(weighted(profile.unk))
+    unk_token = draw(weighted(UNK_TOKENS))
+    plan = draw(added_token_plans(profile, unk=unk, unk_token=unk_token))
+    model = draw(bpe_models(profile, alphabet=alphabet, reserved=plan.reserved,
+                            unk_token=unk_token, unk=unk, allow_holes=not plan.outside_model))
+    vocab = model["vocab"]
+    specs = [*plan.specs, *draw(vocabulary_piece_specs(
+        vocab, exclude=frozenset(s.content for s in plan.specs)))]
+    added_tokens = assign_ids(specs, vocab)
+
+    pre_tokenizer = draw(pre_tokenizers(pre_tokenizer_kind))
+    post_processor = None
+    if draw(weighted(profile.post_processor)) == "template":
+        specials = {e["content"]: e["id"] for e in added_tokens if e["special"]}
+        post_processor = draw(templates(specials, profile.template_shape))
+    return {
+        "version": "1.0",
+        "truncation": None,
+        "padding": None,
+        "added_tokens": added_tokens,
+        "normalizer": draw(normalizers(normalizer_kind, alphabet)),
+        "pre_tokenizer": pre_tokenizer,
+        "post_processor": post_processor,
+        "decoder": draw(decoders(draw(weighted(profile.decoder)), profile,
+                                 _metaspace_step(pre_tokenizer))),
+        "model": model,
+    }
+
+
+@st.composite
+def cases_from(draw: st.DrawFn, profile: Profile = DEFAULT_PROFILE) -> Case:
+    """Cases under an explicit ``Profile``."""
+    document = draw(documents(profile))
+    offer = inventory(document)
+    text = texts_for(offer)
+    texts = draw(st.lists(text, min_size=shares.TEXTS_MIN, max_size=shares.TEXTS_MAX))
+    pairs: list[tuple[str, str]] = []
+    if document["post_processor"] is not None and draw(chance(profile.pairs)):
+        pairs = draw(st.lists(pairs_for(offer), min_size=1, max_size=2))
+    id_runs = draw(st.lists(id_runs_for(offer), min_size=shares.ID_RUNS_MIN,
+                            max_size=shares.ID_RUNS_MAX))
+    return Case(document=document, texts=tuple(texts), id_runs=tuple(id_runs),
+                pairs=tuple(pairs))
+
+
+def cases(profile: Profile | None = None, **constraints: Any) -> st.SearchStrategy[Case]:
+    """Cases over generated vocabularies, in the default mix of ``profile``.
+
+    Keywords narrow one dimension each, e.g. ``cases(byte_alphabet="complete")``,
+    ``cases(decoder=("llama", "perturbed"), hazards=False)``, ``cases(unk="dangling")``;
+    see ``Profile.narrowed`` for the names.
+    """
+    return cases_from((profile or DEFAULT_PROFILE).narrowed(**constraints))
+
+
+#: The Llama-2 / Mistral v0.1 pipeline: Prepend+Replace normalizer, no pre-tokenizer, the
+#: Llama specials, a BOS template, the reproduced decoders, byte_fallback and fuse_unk on.
+LLAMA_LIKE: dict[str, Any] = {
+    "normalizer": "llama", "pre_tokenizer": "none", "decoder": ("llama", "byte-fallback"),
+    "added_tokens": ("llama", "llama+extras"), "post_processor": "template",
+    "template_shape": "bos", "unk": "present", "byte_fallback": True, "fuse_unk": True,
+    "prefix": "none", "suffix": "none", "dropout": "null", "ignore_merges": False,
+}
+
+#: Metaspace pipelines: no normalizer, a Metaspace pre-tokenizer (every prepend_scheme x
+#: split), a Metaspace decoder matching it.
+METASPACE_LIKE: dict[str, Any] = {
+    "normalizer": "none", "pre_tokenizer": "metaspace", "decoder": "metaspace",
+}
+
+
+def llama_like_cases(**constraints: Any) -> st.SearchStrategy[Case]:
+    """Cases restricted to the Llama-2 pipeline shape (vocabulary still fuzzed)."""
+    return cases(**{**LLAMA_LIKE, **constraints})
+
+
+def metaspace_cases(**constraints: Any) -> st.SearchStrategy[Case]:
+    """Cases restricted to Metaspace pipelines."""
+    return cases(**{**METASPACE_LIKE, **constraints})

@@ -1,0 +1,258 @@
+"""``features(case)``: labels naming what a case exercises, read from the case itself.
+
+Used to measure the shares the generator reaches (tests, ``measure``) and usable by
+reports for coverage.  Labels are ``dimension:option`` strings.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from collections.abc import Mapping
+from typing import Any
+
+from harness.strategies import alphabet as chars
+from harness.strategies.case import Case
+from harness.strategies.components import llama_normalizer
+from harness.strategies.decoders import byte_fallback, llama_decoder
+from harness.strategies.texts import added_ids, inventory
+from harness.strategies.vocabulary import (
+    UnsafeMergeError,
+    merge_result,
+    model_decoration,
+    parse_byte_piece,
+    parsed_merges,
+)
+
+
+def _byte_labels(vocab: Mapping[str, int]) -> set[str]:
+    values: set[int] = set()
+    upper_letters = lower_letters = 0
+    for piece in vocab:
+        value = parse_byte_piece(piece)
+        if value is None:
+            continue
+        values.add(value)
+        hexpart = piece[3:5]
+        if any(c in "abcdef" for c in hexpart):
+            lower_letters += 1
+        elif any(c in "ABCDEF" for c in hexpart):
+            upper_letters += 1
+    labels: set[str] = set()
+    if not values:
+        labels.add("bytes:absent")
+    elif lower_letters:
+        labels.add("bytes:lowercase" if not upper_letters else "bytes:mixed-case")
+    elif len(values) == 256:
+        labels.add("bytes:complete")
+    elif len(values) >= 200:
+        labels.add("bytes:missing-some")
+    else:
+        labels.add("bytes:sparse")
+    if values == {0x58}:
+        labels.add("bytes:only-0x58")
+    if 0xC3 in values and 0xA9 not in values:
+        labels.add("bytes:C3-without-A9")
+    return labels
+
+
+def _merge_labels(model: Mapping[str, Any]) -> set[str]:
+    vocab: Mapping[str, int] = model.get("vocab") or {}
+    raw = model.get("merges") or []
+    merges = parsed_merges(model)
+    labels = {"merges:legacy" if raw and isinstance(raw[0], str) else "merges:pair"}
+    if not merges:
+        labels.add("merges:none")
+    if any(isinstance(m, str) and m.startswith("#version") for m in raw):
+        labels.add("merges:version-line")
+    if len(set(merges)) < len(merges):
+        labels.add("merges:duplicate")
+    prefix = model.get("continuing_subword_prefix") or None
+    max_len = max((len(p.encode()) for p in vocab), default=0)
+    results: dict[str, int] = {}
+    for rank, (a, b) in enumerate(merges):
+        if _is_bytes(a) and _is_bytes(b):
+            labels.add("merges:byte-pieces")
+        if prefix and b in vocab and not b.startswith(prefix):
+            labels.add("merges:undecorated-right")
+        if a not in vocab or b not in vocab:
+            labels.add("merges:hazard:part-missing")
+            break
+        try:
+            result = merge_result(a, b, prefix)
+        except UnsafeMergeError:
+            labels.add("merges:hazard:prefix-underflow")
+            break
+        if result not in vocab:
+            longer = len(result.encode()) > max_len
+            labels.add("merges:hazard:result-longer-than-vocab" if longer
+                       else "merges:hazard:result-missing")
+            break
+        results.setdefault(result, rank)
+    for rank, (a, b) in enumerate(merges):
+        if results.get(a, -1) > rank or results.get(b, -1) > rank:
+            labels.add("merges:inconsistent-ranks")
+            break
+    return labels
+
+
+def _is_bytes(piece: str) -> bool:
+    return piece.startswith("<0x") and piece.endswith(">")
+
+
+def _pipeline_labels(document: Mapping[str, Any]) -> set[str]:
+    labels: set[str] = set()
+    normalizer = document.get("normalizer")
+    if normalizer is None:
+        labels.add("normalizer:none")
+    elif normalizer == llama_normalizer():
+        labels.add("normalizer:llama")
+    elif normalizer["type"] == "Replace":
+        labels.add("normalizer:replace-regex" if "Regex" in normalizer["pattern"]
+                   else "normalizer:replace-string")
+    else:
+        labels.add(f"normalizer:{normalizer['type'].lower()}")
+    pre = document.get("pre_tokenizer")
+    if pre is None:
+        labels.add("pre_tokenizer:none")
+    else:
+        labels.add(f"pre_tokenizer:{pre['type'].lower()}")
+        for step in pre.get("pretokenizers", [pre]):
+            labels.add(f"metaspace:{step['prepend_scheme']}:split={step['split']}")
+    decoder = document.get("decoder")
+    if decoder is None:
+        labels.add("decoder:none")
+    elif decoder == byte_fallback():
+        labels.add("decoder:byte-fallback")
+    elif decoder == llama_decoder():
+        labels.add("decoder:llama")
+    elif decoder["type"] == "Metaspace":
+        labels.add("decoder:metaspace")
+    else:
+        labels.add("decoder:perturbed")
+        if any(s["type"] == "Strip" and s["stop"] >= 1 for s in decoder["decoders"]):
+            labels.add("decoder:strip-hazard")
+    post = document.get("post_processor")
+    if post is None:
+        labels.add("post_processor:none")
+    else:
+        names = post["special_tokens"]
+        labels.add("template:" + ("plain" if not names else "bos" if len(names) == 1
+                                  and len(post["single"]) == 2 else "bos-eos"))
+    return labels
+
+
+def _added_labels(document: Mapping[str, Any]) -> set[str]:
+    entries = document.get("added_tokens") or []
+    vocab = document["model"].get("vocab") or {}
+    contents = {e["content"] for e in entries}
+    labels: set[str] = set() if entries else {"added:none"}
+    if {"<unk>", "<s>", "</s>"} <= contents:
+        labels.add("added:llama")
+    for e in entries:
+        if e["content"] in ("<unk>", "<s>", "</s>"):
+            if e["normalized"]:
+                labels.add("added:llama-normalized")
+            continue
+        labels.add("added:special-extra" if e["special"] else "added:plain")
+        for flag in ("lstrip", "rstrip", "single_word", "normalized"):
+            if e[flag]:
+                labels.add(f"added:{flag}")
+    if any(e["content"] not in vocab for e in entries):
+        labels.add("added:outside-model")
+    ids = added_ids(document)
+    if any(e["id"] != ids[e["content"]] for e in entries):
+        labels.add("added:id-mismatch")  # never expected from our generator
+    return labels
+
+
+def _input_labels(case: Case) -> set[str]:
+    labels: set[str] = set()
+    inv = inventory(case.document)
+    uncovered = {c: w for w, cs in inv.uncovered.items() for c in cs}
+    for text in case.texts:
+        if not text:
+            labels.add("text:empty")
+        if "  " in text:
+            labels.add("text:space-run")
+        if any(c in chars.CONTROLS for c in text):
+            labels.add("text:control")
+        for c in text:
+            if c in uncovered:
+                labels.add(f"text:uncovered-width-{uncovered[c]}")
+        if any(a in text for a in inv.added):
+            labels.add("text:added-literal")
+    if case.pairs:
+        labels.add("text:pairs")
+    byte_of = {i: b for b, i in inv.byte_ids.items()}
+    specials = set(inv.special_ids)
+    named = set(inv.ids)
+    for run in case.id_runs:
+        if not run:
+            labels.add("ids:empty-run")
+        if any(i not in named for i in run):
+            labels.add("ids:unknown")
+        if any(i in specials for i in run):
+            labels.add("ids:special")
+        for k in range(1, len(run) - 1):
+            if run[k] in specials and run[k - 1] in byte_of and run[k + 1] in byte_of:
+                labels.add("ids:special-inside-bytes")
+        chunk: list[int] = []
+        for i in [*run, -1]:
+            if i in byte_of:
+                chunk.append(byte_of[i])
+                continue
+            if chunk:
+                try:
+                    bytes(chunk).decode("utf-8")
+                    labels.add("ids:utf8-run")
+                except UnicodeDecodeError:
+                    labels.add("ids:invalid-byte-run")
+            chunk = []
+    return labels
+
+
+def features(case: Case) -> frozenset[str]:
+    """Every label that applies to ``case``."""
+    document = case.document
+    model = document["model"]
+    vocab: Mapping[str, int] = model.get("vocab") or {}
+    labels: set[str] = set()
+    covered = inventory(document).covered
+    widths = {chars.utf8_width(c) for c in covered}
+    labels |= {f"alphabet:width-{w}" for w in widths}
+    if widths >= {1, 2, 3, 4}:
+        labels.add("alphabet:all-widths")
+    if any(c in chars.CONTROLS for c in covered):
+        labels.add("alphabet:control")
+    if any(unicodedata.combining(c) for c in covered):
+        labels.add("alphabet:combining")
+    if " " in covered:
+        labels.add("alphabet:space")
+    if chars.METASPACE in covered:
+        labels.add("alphabet:metaspace")
+    labels |= _byte_labels(vocab)
+    for flag in ("byte_fallback", "fuse_unk", "ignore_merges"):
+        if model.get(flag):
+            labels.add(flag)
+    dropout = model.get("dropout")
+    labels.add("dropout:" + ("null" if dropout is None else "zero" if dropout == 0
+                             else "one" if dropout == 1 else "other"))
+    unk = model.get("unk_token")
+    labels.add("unk:" + ("absent" if unk is None else "present" if unk in vocab else "dangling"))
+    decoration = model_decoration(model)
+    if decoration.prefix:
+        labels.add("prefix")
+        if len(decoration.prefix.encode()) != len(decoration.prefix):
+            labels.add("prefix:multibyte")
+    if decoration.suffix:
+        labels.add("suffix")
+    labels |= _merge_labels(model)
+    ids = list(vocab.values())
+    if ids and max(ids) + 1 != len(ids):
+        labels.add("ids:holes")
+    if ids != sorted(ids):
+        labels.add("ids:shuffled")
+    labels |= _pipeline_labels(document)
+    labels |= _added_labels(document)
+    labels |= _input_labels(case)
+    return frozenset(labels)

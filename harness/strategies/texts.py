@@ -1,0 +1,221 @@
+"""Inputs for one document: texts to encode, pairs, and raw id runs to decode.
+
+Everything is read back from the document itself (``inventory``), so these strategies
+serve any tokenizer.json, not only generated ones.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Final
+
+from hypothesis import strategies as st
+
+from harness.strategies import alphabet as chars
+from harness.strategies import profile as shares
+from harness.strategies._weights import chance, one_of_weighted, weighted_items
+from harness.strategies.vocabulary import model_decoration, parse_byte_piece
+
+SPACES: Final = (" ", "  ", "   ", " " * 5, chars.METASPACE)
+CONTROLS: Final = tuple(chars.CONTROLS)
+BYTE_LITERALS: Final = ("<0x41>", "<0xC3>", "<0xc3>", "<0x58>")
+
+
+@dataclass(frozen=True)
+class Inventory:
+    """What a document offers its inputs."""
+
+    covered: tuple[str, ...]                     # characters the model's pieces spell
+    pieces: tuple[str, ...]                      # multi-character pieces, undecorated
+    added: tuple[str, ...]                       # added token contents and the unk string
+    uncovered: Mapping[int, tuple[str, ...]]     # characters no piece spells, by UTF-8 width
+    ids: tuple[int, ...]                         # every id that names a token
+    special_ids: tuple[int, ...]                 # ids of special added tokens
+    byte_ids: Mapping[int, int]                  # byte value -> id of its piece (upper first)
+    unknown_ids: tuple[int, ...]                 # ids naming no token: holes, past the end
+
+
+def _is_byte_string(piece: str) -> bool:
+    """A byte piece or a merge of byte pieces (``<0xC3><0xA9>``)."""
+    return piece.startswith("<0x") and piece.endswith(">") and len(piece) >= 6
+
+
+def added_ids(document: Mapping[str, Any]) -> dict[str, int]:
+    """Added token content -> the id upstream gives it (notes §1.5; the JSON id is ignored)."""
+    vocab: Mapping[str, int] = (document.get("model") or {}).get("vocab") or {}
+    next_id = len(vocab)
+    out: dict[str, int] = {}
+    for entry in document.get("added_tokens") or []:
+        content = entry.get("content", "")
+        if not content or content in out:
+            continue
+        if content in vocab:
+            out[content] = vocab[content]
+        else:
+            out[content] = next_id
+            next_id += 1
+    return out
+
+
+def inventory(document: Mapping[str, Any]) -> Inventory:
+    model = document.get("model") or {}
+    vocab: Mapping[str, int] = model.get("vocab") or {}
+    decoration = model_decoration(model)
+    added = added_ids(document)
+    specials = {e["content"] for e in document.get("added_tokens") or [] if e.get("special")}
+
+    covered: dict[str, None] = {}
+    pieces: dict[str, None] = {}
+    for piece in vocab:
+        if piece in added or _is_byte_string(piece):
+            continue
+        plain = decoration.undecorate(piece)
+        covered.update(dict.fromkeys(plain))
+        if len(plain) > 1:
+            pieces[plain] = None
+            if chars.METASPACE in plain:
+                pieces[plain.replace(chars.METASPACE, " ")] = None
+    uncovered: dict[int, tuple[str, ...]] = {}
+    for char in chars.ALPHABET_POOL + chars.UNCOVERED_POOL:
+        if char not in covered:
+            width = chars.utf8_width(char)
+            uncovered[width] = (*uncovered.get(width, ()), char)
+
+    byte_ids: dict[int, int] = {}
+    for piece, token_id in vocab.items():
+        value = parse_byte_piece(piece)
+        if value is not None and (value not in byte_ids or piece == f"<0x{value:02X}>"):
+            byte_ids[value] = token_id
+    ids = sorted({*vocab.values(), *added.values()})
+    top = ids[-1] if ids else -1
+    named = set(ids)
+    holes = [i for i in range(top) if i not in named][:20]
+    unk = model.get("unk_token")
+    return Inventory(
+        covered=tuple(covered),
+        pieces=tuple(pieces),
+        added=tuple(dict.fromkeys([*added, *([unk] if unk else [])])),
+        uncovered=uncovered,
+        ids=tuple(ids),
+        special_ids=tuple(sorted({added[c] for c in specials if c in added})),
+        byte_ids=byte_ids,
+        unknown_ids=(*holes, top + 1, top + 7, 2**32 - 1),
+    )
+
+
+# --- texts --------------------------------------------------------------------------------
+
+
+#: Scale of the flattened fragment table (a kind's weight is split among its items).
+_SCALE: Final = 1000
+
+
+def fragments(inv: Inventory) -> st.SearchStrategy[str]:
+    """One piece of a text, weighted by ``profile.FRAGMENT`` (kinds a vocabulary lacks drop).
+
+    The kinds are flattened into one table so a fragment costs one draw (two for 'wild').
+    """
+    w = shares.FRAGMENT
+    uncovered = [c for width in sorted(inv.uncovered) for c in inv.uncovered[width]]
+    kinds: list[tuple[int, Sequence[str | None]]] = [
+        (w["char"], inv.covered),
+        (w["piece"], inv.pieces),
+        (w["space"], SPACES),
+        (w["uncovered"], uncovered),
+        (w["control"], CONTROLS),
+        (w["added"], inv.added),
+        (w["wild"], (None,)),            # None: draw any scalar value
+        (w["byte-literal"], BYTE_LITERALS),
+    ]
+    table = [(item, max(1, weight * _SCALE // len(items)))
+             for weight, items in kinds if items for item in items]
+    return _fragments(weighted_items(table))
+
+
+@st.composite
+def _fragments(draw: st.DrawFn, table: st.SearchStrategy[str | None]) -> str:
+    fragment = draw(table)
+    return draw(chars.any_character()) if fragment is None else fragment
+
+
+@st.composite
+def _texts(draw: st.DrawFn, fragment: st.SearchStrategy[str]) -> str:
+    if draw(chance(shares.EMPTY_TEXT)):
+        return ""
+    return "".join(draw(st.lists(fragment, min_size=1, max_size=shares.FRAGMENTS_MAX)))
+
+
+def texts_for(document: Mapping[str, Any] | Inventory) -> st.SearchStrategy[str]:
+    """Texts drawn mostly from the document's alphabet and pieces (so merges fire), plus
+    uncovered characters of each UTF-8 width, spaces and runs of them, control characters,
+    literal added/special tokens, any scalar value; occasionally empty."""
+    return _texts(fragments(_inventory(document)))
+
+
+def pairs_for(document: Mapping[str, Any] | Inventory) -> st.SearchStrategy[tuple[str, str]]:
+    text = texts_for(document)
+    return st.tuples(text, text)
+
+
+def _inventory(document: Mapping[str, Any] | Inventory) -> Inventory:
+    return document if isinstance(document, Inventory) else inventory(document)
+
+
+# --- id runs ------------------------------------------------------------------------------
+
+
+def _char_bytes(inv: Inventory, min_width: int) -> list[tuple[int, ...]]:
+    """Byte-piece ids of characters whose every byte has a piece, of at least ``min_width``."""
+    pool = ["a", "\t", *inv.covered[:8], *chars.UNCOVERED_POOL, *chars.TWO_BYTE[:3]]
+    out: list[tuple[int, ...]] = []
+    for char in dict.fromkeys(pool):
+        raw = char.encode()
+        if len(raw) >= min_width and all(b in inv.byte_ids for b in raw):
+            out.append(tuple(inv.byte_ids[b] for b in raw))
+    return out
+
+
+@st.composite
+def _cut(draw: st.DrawFn, whole: list[tuple[int, ...]]) -> list[int]:
+    ids = draw(st.sampled_from(whole))
+    return list(ids[: draw(st.integers(1, len(ids) - 1))])
+
+
+@st.composite
+def _split(draw: st.DrawFn, whole: list[tuple[int, ...]], specials: tuple[int, ...]
+           ) -> list[int]:
+    ids = list(draw(st.sampled_from(whole)))
+    ids.insert(draw(st.integers(1, len(ids) - 1)), draw(st.sampled_from(specials)))
+    return ids
+
+
+def id_segments(inv: Inventory) -> st.SearchStrategy[list[int]]:
+    w = shares.ID_SEGMENT
+    chars_ = _char_bytes(inv, 1)
+    multi = _char_bytes(inv, 2)
+    invalid = [tuple(inv.byte_ids[b] for b in run) for run in chars.INVALID_BYTE_RUNS
+               if all(b in inv.byte_ids for b in run)]
+    specials = inv.special_ids
+    return one_of_weighted([
+        (w["valid"] if inv.ids else 0,
+         st.lists(st.sampled_from(inv.ids or (0,)), min_size=1, max_size=6)),
+        (w["utf8"] if chars_ else 0,
+         st.lists(st.sampled_from(chars_ or [(0,)]), min_size=1, max_size=3).map(
+             lambda runs: [i for run in runs for i in run])),
+        (w["cut"] if multi else 0, _cut(multi or [(0, 0)])),
+        (w["invalid"] if invalid else 0, st.sampled_from(invalid or [(0,)]).map(list)),
+        (w["special"] if specials else 0, st.sampled_from(specials or (0,)).map(lambda i: [i])),
+        (w["split"] if multi and specials else 0, _split(multi or [(0, 0)], specials or (0,))),
+        (w["unknown"], st.sampled_from(inv.unknown_ids).map(lambda i: [i])),
+    ])
+
+
+def id_runs_for(document: Mapping[str, Any] | Inventory
+                ) -> st.SearchStrategy[tuple[int, ...]]:
+    """Raw id sequences for decode: valid ids of every kind, byte runs forming valid UTF-8,
+    runs cut mid-character, invalid byte runs, specials (also inside a byte run), and ids
+    that name no token; occasionally empty."""
+    segment = id_segments(_inventory(document))
+    return st.lists(segment, min_size=0, max_size=5).map(
+        lambda segments: tuple(i for s in segments for i in s))

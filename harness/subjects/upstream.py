@@ -1,0 +1,127 @@
+"""The upstream subject: HuggingFace ``tokenizers`` (pinned at 0.23.1), behind Outcomes.
+
+One function per operation, with the signature the reference subject has.  A fresh
+``Tokenizer.from_str`` per document (upstream's BPE cache survives attribute changes,
+notes §2.5).  What comes back:
+
+- a normal upstream error (a plain ``Exception``) is ``Refused``; at load its ``rule``
+  is the message without serde's `` at line L column C`` suffix;
+- a Rust panic (``pyo3_runtime.PanicException``, a ``BaseException``) is
+  ``Crashed("panic", message)``; the Tokenizer stays usable for the next call;
+- any other exception is ``Crashed("exception", "Type: message")``;
+- ``KeyboardInterrupt``, ``SystemExit`` and ``GeneratorExit`` are re-raised.
+
+Panic noise: ``RUST_BACKTRACE`` is removed from the environment at import, and while a
+call runs, file descriptor 2 points at /dev/null so the panic hook's one-line report
+does not reach the terminal (the message is kept in ``Crashed``).  Set
+``QUIET_PANICS = False`` to see it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any, Final, TypeVar
+
+os.environ.pop("RUST_BACKTRACE", None)
+
+import tokenizers  # after RUST_BACKTRACE is unset
+
+from harness.outcome import Crashed, Decoded, Encoded, Refused
+
+#: Silence the Rust panic hook's stderr line during calls.
+QUIET_PANICS: bool = True
+
+_SERDE_POSITION: Final = re.compile(r" at line \d+ column \d+$")
+_NEVER_SWALLOWED: Final = (KeyboardInterrupt, SystemExit, GeneratorExit)
+
+R = TypeVar("R")
+
+
+@dataclass(frozen=True, slots=True)
+class Handle:
+    """A loaded upstream tokenizer."""
+
+    tokenizer: Any
+
+
+def version() -> str:
+    return str(tokenizers.__version__)
+
+
+def strip_position(message: str) -> str:
+    """The message without serde's `` at line L column C`` suffix."""
+    return _SERDE_POSITION.sub("", message)
+
+
+def is_panic(error: BaseException) -> bool:
+    """A Rust panic surfaced by pyo3 (``pyo3_runtime.PanicException``)."""
+    kind = type(error)
+    return kind.__name__ == "PanicException" and kind.__module__ == "pyo3_runtime"
+
+
+@contextlib.contextmanager
+def _quiet_stderr() -> Iterator[None]:
+    if not QUIET_PANICS:
+        yield
+        return
+    saved = os.dup(2)
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(devnull, 2)
+        yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+        os.close(devnull)
+
+
+def _call(operation: Callable[[], R]) -> R | Refused | Crashed:
+    try:
+        with _quiet_stderr():
+            return operation()
+    except _NEVER_SWALLOWED:
+        raise
+    except BaseException as error:  # pyo3's PanicException derives from BaseException
+        message = str(error)
+        if is_panic(error):
+            return Crashed("panic", message)
+        if type(error) is Exception:
+            return Refused(rule=strip_position(message), message=message)
+        return Crashed("exception", f"{type(error).__name__}: {message}")
+
+
+def load(document_json: str) -> Handle | Refused | Crashed:
+    """``Tokenizer.from_str``: a Handle, or why upstream would not build it."""
+    result = _call(lambda: tokenizers.Tokenizer.from_str(document_json))
+    if isinstance(result, Refused | Crashed):
+        return result
+    return Handle(result)
+
+
+def encode(handle: Handle, text: str, *, add_special_tokens: bool = True,
+           pair: str | None = None) -> Encoded | Refused | Crashed:
+    """Ids, token strings, character spans (upstream's Python offsets are already char
+    offsets) and the special-tokens mask."""
+    result = _call(lambda: handle.tokenizer.encode(
+        text, pair, add_special_tokens=add_special_tokens))
+    if isinstance(result, Refused | Crashed):
+        return result
+    return Encoded(
+        ids=tuple(int(i) for i in result.ids),
+        tokens=tuple(str(t) for t in result.tokens),
+        spans=tuple((int(s), int(e)) for s, e in result.offsets),
+        special_mask=tuple(int(m) for m in result.special_tokens_mask),
+    )
+
+
+def decode(handle: Handle, ids: Sequence[int], *, skip_special_tokens: bool
+           ) -> Decoded | Refused | Crashed:
+    result = _call(lambda: handle.tokenizer.decode(
+        list(ids), skip_special_tokens=skip_special_tokens))
+    if isinstance(result, Refused | Crashed):
+        return result
+    return Decoded(str(result))
