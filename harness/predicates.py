@@ -11,7 +11,9 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from functools import cached_property
-from typing import Any, Literal, cast
+from typing import Any
+
+from implementation import decoders
 
 from .case import Case
 from .compare import Divergence
@@ -191,17 +193,17 @@ def strip_decoder_panic(ctx: Context, div: Divergence) -> frozenset[int]:
 
 # -- decode -------------------------------------------------------------------------------
 def metaspace_decoder_not_applied(ctx: Context, div: Divergence) -> frozenset[int]:
-    from implementation.decoders import metaspace_decode_upstream
-
+    """Our decoder chain with every Metaspace step applied the way upstream applies it
+    must give upstream's text, while ours keeps the escaped text (Metaspace = identity)."""
     obs = div.observation
-    decoder = ctx.document.get("decoder")
-    if (obs.operation != "decode" or ctx.byte_fallback or not isinstance(decoder, dict)
-            or decoder.get("type") != "Metaspace"):
+    if obs.operation != "decode" or "Metaspace" not in _step_types(ctx.document.get("decoder")):
         return NONE
     handle = ctx.strict if obs.track == "strict" else ctx.lenient
     if not isinstance(obs.reference, Decoded) or not isinstance(obs.upstream, Decoded):
         return NONE
     if isinstance(handle, Refused | Crashed) or not isinstance(obs.input, tuple):
+        return NONE
+    if handle.decoder is None:
         return NONE
     skip = bool(obs.option("skip_special_tokens", True))
     tokens: list[str] = []
@@ -210,13 +212,34 @@ def metaspace_decoder_not_applied(ctx: Context, div: Divergence) -> frozenset[in
         if token is None or (skip and handle.added.is_special(token)):
             continue
         tokens.append(token)
-    replacement = str(decoder.get("replacement", "▁"))
-    scheme = decoder.get("prepend_scheme") or "always"
-    if scheme not in ("always", "first", "never"):
-        return NONE
-    scheme = cast(Literal["always", "first", "never"], scheme)
-    upstream_text = "".join(metaspace_decode_upstream(tokens, replacement, scheme))
-    return _yes(obs.reference.text == "".join(tokens) and obs.upstream.text == upstream_text)
+    as_upstream = "".join(_with_upstream_metaspace(handle.decoder).decode_chain(tokens))
+    return _yes(as_upstream == obs.upstream.text and as_upstream != obs.reference.text)
+
+
+def _step_types(decoder: Any) -> list[str]:
+    if not isinstance(decoder, dict):
+        return []
+    steps = decoder.get("decoders") if decoder.get("type") == "Sequence" else None
+    if isinstance(steps, list):
+        return [t for step in steps for t in _step_types(step)]
+    return [str(decoder.get("type"))]
+
+
+class _UpstreamMetaspace:
+    def __init__(self, step: decoders.Metaspace) -> None:
+        self.step = step
+
+    def decode_chain(self, tokens: list[str]) -> list[str]:
+        return decoders.metaspace_decode_upstream(tokens, self.step.replacement,
+                                                  self.step.prepend_scheme)
+
+
+def _with_upstream_metaspace(decoder: decoders.Decoder) -> decoders.Decoder:
+    if isinstance(decoder, decoders.Metaspace):
+        return _UpstreamMetaspace(decoder)
+    if isinstance(decoder, decoders.Sequence):
+        return decoders.Sequence(tuple(_with_upstream_metaspace(d) for d in decoder.decoders))
+    return decoder
 
 
 def strict_decode_unknown_id(ctx: Context, div: Divergence) -> frozenset[int]:

@@ -28,10 +28,9 @@ class LoadError(TokenizerError):
 
 
 class EncodeError(TokenizerError):
-    """An input the loaded tokenizer cannot encode (lenient mode only).
-
-    In strict mode every such condition is refused at load instead.
-    """
+    """An input the loaded tokenizer cannot encode, with the rule that stops it:
+    ``character-dropped`` (strict mode: upstream would silently drop a character) or
+    ``unk-token-missing-at-encode`` (lenient mode: upstream raises the same way)."""
 
 
 class DecodeError(TokenizerError):

@@ -1,0 +1,45 @@
+"""implementation/ is the independent side: it never imports tokenizers, and works
+with tokenizers made unimportable."""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+IMPLEMENTATION = Path(__file__).resolve().parent.parent / "implementation"
+
+SCRIPT = """
+import sys
+sys.modules["tokenizers"] = None  # any import of it now raises ImportError
+import implementation as ref
+doc = {"model": {"type": "BPE", "vocab": {"a": 0, "b": 1, "ab": 2}, "merges": [["a", "b"]]}}
+tok = ref.load_tokenizer(doc)
+assert tok.encode("ab") == [2], tok.encode("ab")
+assert "tokenizers" not in [m for m, v in sys.modules.items() if v is not None]
+print("ok")
+"""
+
+
+def test_imports_only_the_standard_library() -> None:
+    stdlib = set(sys.stdlib_module_names)
+    for path in sorted(IMPLEMENTATION.rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                names = [node.module]
+            else:
+                continue
+            for name in names:
+                top = name.split(".")[0]
+                assert top in stdlib, f"{path.name} imports {name!r}, outside the stdlib"
+
+
+def test_works_with_tokenizers_blocked() -> None:
+    result = subprocess.run([sys.executable, "-c", SCRIPT], capture_output=True, text=True,
+                            check=False, cwd=IMPLEMENTATION.parent)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "ok"
