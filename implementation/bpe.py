@@ -183,7 +183,7 @@ class BpeModel:
         if cached is not None:
             return list(cached)
         tokens = self._merged_tokens(word)
-        if len(self._cache) < CACHE_CAPACITY and len(word.encode()) < CACHE_MAX_WORD_BYTES:
+        if len(self._cache) < CACHE_CAPACITY and _cacheable(word):
             self._cache[word] = tuple(tokens)
         return tokens
 
@@ -271,6 +271,11 @@ class BpeModel:
                 f"Unk token `{self.unk_token}` not found in the vocabulary",
             )
         return unk_id
+
+
+def _cacheable(word: str) -> bool:
+    """Upstream caches words shorter than ``MAX_LENGTH`` UTF-8 bytes."""
+    return len(word) < CACHE_MAX_WORD_BYTES and len(word.encode()) < CACHE_MAX_WORD_BYTES
 
 
 # -- merging ----------------------------------------------------------------------
