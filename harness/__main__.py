@@ -1,4 +1,4 @@
-"""``python -m harness conformance | reproduce`` (and, later, oracles, report)."""
+"""``python -m harness conformance | reproduce | oracles`` (and, later, report)."""
 
 from __future__ import annotations
 
@@ -30,9 +30,28 @@ def main(argv: list[str] | None = None) -> int:
     which.add_argument("--failure")
     which.add_argument("--class", dest="class_id")
 
+    orc = sub.add_parser(
+        "oracles", help="regenerate oracles/*.json against the installed tokenizers; "
+                        "--check; drift report")
+    orc.add_argument("--reference", metavar="VERSION",
+                     help="the tokenizers version to generate with (it must be the one "
+                          "installed: nox -s oracles -- --reference VERSION installs it)")
+    orc.add_argument("--check", action="store_true",
+                     help="fail unless the committed oracles are byte-identical to a "
+                          "regeneration with the pinned version")
+    orc.add_argument("--accept", action="store_true",
+                     help="write the regenerated oracles even when they drifted")
+    orc.add_argument("--adopt-witnesses", type=Path, metavar="REPORT",
+                     help="pin each class witness of a conformance report into "
+                          "oracles/divergences.json")
+    orc.add_argument("--root", type=Path, default=Path("."),
+                     help="the repository to read and write (default: the current folder)")
+
     args = parser.parse_args(argv)
     if args.command == "conformance":
         return _conformance(args)
+    if args.command == "oracles":
+        return _oracles(args)
     return _reproduce(args)
 
 
@@ -57,6 +76,58 @@ def _conformance(args: argparse.Namespace) -> int:
         print(f"  STALE pinned witness {stale['id']} ({stale['class']}): now {stale['now']}")
     print(f"report: {args.report}")
     return 1 if result.failed else 0
+
+
+def _oracles(args: argparse.Namespace) -> int:
+    from . import oracles
+    from .canonical import canonical_json, write_atomic
+    from .subjects import upstream
+
+    root: Path = args.root
+    installed = upstream.version()
+    if args.reference is not None and args.reference != installed:
+        print(f"tokenizers {installed} is installed, not {args.reference}: run "
+              f"nox -s oracles -- --reference {args.reference}", file=sys.stderr)
+        return 2
+    if args.check:
+        if installed != oracles.PINNED_VERSION:
+            print(f"--check regenerates with the pinned tokenizers {oracles.PINNED_VERSION}; "
+                  f"{installed} is installed (run nox -s oracles -- --check)", file=sys.stderr)
+            return 2
+        problems = oracles.check(root, oracles.generate_all(root))
+        for line in problems:
+            print(f"  STALE {line}")
+        print(f"oracles: {'stale' if problems else 'up to date'} "
+              f"(regenerated with tokenizers {installed})")
+        if problems:
+            print(f"regenerate: {oracles.generator_command(installed)}")
+        return 1 if problems else 0
+    if args.adopt_witnesses is not None:
+        data, notes = oracles.adopt_witnesses(args.adopt_witnesses, root,
+                                              args.adopt_witnesses.as_posix())
+        target = oracles.oracle_path(root, oracles.DIVERGENCES)
+        write_atomic(target, canonical_json(data))
+        for note in notes:
+            print(f"  {note}")
+        print(f"{len(data['cases'])} pinned witnesses: {target}")
+        return 0
+    generated = oracles.generate_all(root)
+    report = oracles.drift(root, generated)
+    old = report["header"]["from"]
+    upgrade = old not in ("none", installed)
+    drifted = report["verdict"] == "drift"
+    if upgrade or drifted:
+        path = oracles.write_drift_report(root, report)
+        counts = ", ".join(f"{k.replace('_', ' ')}: {v}" for k, v in report["summary"].items())
+        print(f"tokenizers {old} -> {installed}: {report['verdict']} ({counts})")
+        print(f"drift report: {path}")
+    if args.accept or not (upgrade or drifted):
+        written = oracles.write_generated(root, generated)
+        print(f"oracles regenerated with tokenizers {installed}: "
+              f"{len(written)} file(s) written" + "".join(f"\n  {p}" for p in written))
+    else:
+        print("the committed oracles are left as they are (--accept writes them)")
+    return 1 if drifted and not args.accept else 0
 
 
 def _reproduce(args: argparse.Namespace) -> int:

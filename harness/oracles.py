@@ -1,0 +1,786 @@
+"""Oracle files (``oracles/*.json``): generation, replay, ``--check`` and drift.
+
+An oracle file pins what ``tokenizers`` does on hand-chosen inputs
+(``harness.oracle_cases``; ``oracles/divergences.json``: the witness of each intended
+divergence class, adopted from a conformance report). Format (design §4, JSON Schema in
+``oracles/schema/oracle.schema.json``)::
+
+    {"name", "title", "description",
+     "header": {"tokenizers", "python", "unicode", "generator", "fixtures": {path: sha256}},
+     "flags": {flag: meaning},                  # every flag the rows use, declared once
+     "tokenizers": {name: {"document": {...}} | {"fixture": path, "sha256": ...}},
+     "cases": [row, ...]}
+
+Rows (``cases``), each with a stable ``id`` and ``flags``:
+
+- ``load``: ``upstream.load`` - what upstream made of the tokenizer (one per tokenizer);
+- ``encode``: ``input`` {text, add_special_tokens, pair}; ``upstream.encode`` and the
+  decode of upstream's ids in both skip modes (``decode_skip_special`` /
+  ``decode_keep_special``);
+- ``decode``: ``input`` {ids}, a raw id run (decode_runs), decoded in both skip modes;
+- ``witness`` (divergences.json): ``class``, the ``case`` (harness.case.Case),
+  the ``observation`` it diverges on and both outcomes.
+
+Every output comes from running upstream (and, for witnesses, the reference); nothing is
+written by hand. Generation is deterministic: the same inputs and library versions give
+byte-identical files (canonical JSON, written atomically).
+
+Replay (``replay_file``) needs no ``tokenizers``: it runs the reference on every row and
+compares with the pinned upstream outcome through the divergence registry; a difference
+passes only when a class named in the row's ``flags`` explains it, and every class flag
+must still be observed. This module imports the upstream subject lazily, only to generate.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import platform
+import unicodedata
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from . import oracle_cases
+from .canonical import canonical_json, canonical_yaml, read_yaml, write_atomic
+from .case import Case
+from .classify import classify, load_registry
+from .compare import Observation, Track, compare
+from .oracle_cases import OracleSpec, RowSpec, TokenizerSpec
+from .outcome import (
+    Crashed,
+    Encoded,
+    Loaded,
+    Outcome,
+    Refused,
+    outcome_from_json,
+    outcome_to_json,
+)
+from .subjects import reference
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+ORACLE_DIR = "oracles"
+DIVERGENCES = "divergences"
+SCHEMA = "oracles/schema/oracle.schema.json"
+#: The tokenizers version the committed oracles are generated with (pyproject's pin).
+PINNED_VERSION = "0.23.1"
+
+SKIP_LABELS = {True: "decode_skip_special", False: "decode_keep_special"}
+Json = dict[str, Any]
+
+
+def oracle_path(root: Path, name: str) -> Path:
+    return root / ORACLE_DIR / f"{name}.json"
+
+
+def generator_command(version: str) -> str:
+    return f"nox -s oracles -- --reference {version} --accept"
+
+
+def environment(version: str, fixtures: Mapping[str, str]) -> Json:
+    return {
+        "tokenizers": version,
+        "python": platform.python_version(),
+        "unicode": unicodedata.unidata_version,
+        "generator": generator_command(version),
+        "inputs": "harness/oracle_cases.py",
+        "fixtures": dict(sorted(fixtures.items())),
+    }
+
+
+def sha256_text(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def document_json(document: Json) -> str:
+    """The tokenizer.json text both subjects receive (as the conformance harness does)."""
+    return Case(document).document_json()
+
+
+def flag_meanings(flags: Iterable[str]) -> Json:
+    registry = {cls.id: cls for cls in load_registry()}
+    out: Json = {}
+    for flag in sorted(set(flags)):
+        meaning = oracle_cases.FLAGS.get(flag)
+        if meaning is None and flag in registry:
+            meaning = f"Intended divergence class: {registry[flag].title}."
+        if meaning is None:
+            raise ValueError(f"flag {flag!r} has no declared meaning (harness/oracle_cases.py)")
+        out[flag] = meaning
+    return out
+
+
+# ---------------------------------------------------------------------------
+# Generation (needs tokenizers, through the upstream subject only)
+# ---------------------------------------------------------------------------
+
+
+def fixture_texts() -> dict[str, str]:
+    """Every fixture file's canonical text, from its builder."""
+    return {path: canonical_json(build()) for path, build in oracle_cases.FIXTURES.items()}
+
+
+@dataclass
+class Generated:
+    """Every file a regeneration produces, path (from the root) -> canonical text."""
+
+    version: str
+    files: dict[str, str] = field(default_factory=dict)
+
+
+def generate_all(root: Path) -> Generated:
+    """Regenerate every oracle file (and fixture) in memory from the installed upstream."""
+    from .subjects import upstream
+
+    version = upstream.version()
+    fixtures = fixture_texts()
+    generated = Generated(version, dict(fixtures))
+    for spec in oracle_cases.oracle_specs():
+        data = generate_oracle(spec, fixtures, version)
+        generated.files[f"{ORACLE_DIR}/{spec.name}.json"] = canonical_json(data)
+    divergences = oracle_path(root, DIVERGENCES)
+    if divergences.is_file():
+        pinned = json.loads(divergences.read_text(encoding="utf-8"))
+        data = regenerate_witnesses(pinned, version)
+        generated.files[f"{ORACLE_DIR}/{DIVERGENCES}.json"] = canonical_json(data)
+    return generated
+
+
+def _tokenizer_entry(spec: TokenizerSpec, fixtures: Mapping[str, str]
+                     ) -> tuple[Json, Json]:
+    """(the file's ``tokenizers`` entry, the document)."""
+    entry: Json = {"comment": spec.comment} if spec.comment else {}
+    if spec.fixture is not None:
+        text = fixtures[spec.fixture]
+        entry.update({"fixture": spec.fixture, "sha256": sha256_text(text)})
+        return entry, json.loads(text)
+    assert spec.document is not None, spec.name
+    entry["document"] = spec.document
+    return entry, spec.document
+
+
+def _row_input(row: RowSpec) -> Json:
+    if row.kind == "encode":
+        return {"text": row.text, "add_special_tokens": row.add_special_tokens,
+                "pair": row.pair}
+    return {"ids": list(row.ids)}
+
+
+def generate_oracle(spec: OracleSpec, fixtures: Mapping[str, str], version: str) -> Json:
+    from .subjects import upstream
+
+    tokenizers: Json = {}
+    handles: dict[str, Any] = {}
+    cases: list[Json] = []
+    used_fixtures: dict[str, str] = {}
+    names = [t.name for t in spec.tokenizers]
+    if len(set(names)) != len(names):
+        raise ValueError(f"{spec.name}: duplicate tokenizer names")
+    for tok in spec.tokenizers:
+        entry, document = _tokenizer_entry(tok, fixtures)
+        tokenizers[tok.name] = entry
+        if tok.fixture is not None:
+            used_fixtures[tok.fixture] = entry["sha256"]
+        handle = upstream.load(document_json(document))
+        handles[tok.name] = handle
+        load = handle if isinstance(handle, Refused | Crashed) else Loaded()
+        cases.append(_row(f"{tok.name}-load", "load", tok.name, tok.flags,
+                          comment=tok.comment, row_input=None,
+                          observed={"load": outcome_to_json(load)}))
+    for row in spec.rows:
+        handle = handles[row.tokenizer]
+        observed: Json = {}
+        if row.kind == "encode":
+            enc = handle if isinstance(handle, Refused | Crashed) else upstream.encode(
+                handle, row.text, add_special_tokens=row.add_special_tokens, pair=row.pair)
+            observed["encode"] = outcome_to_json(enc)
+            ids: tuple[int, ...] | None = enc.ids if isinstance(enc, Encoded) else None
+        else:
+            ids = row.ids
+        if ids is not None:
+            for skip, label in SKIP_LABELS.items():
+                out = handle if isinstance(handle, Refused | Crashed) else upstream.decode(
+                    handle, ids, skip_special_tokens=skip)
+                observed[label] = outcome_to_json(out)
+        cases.append(_row(row.id, row.kind, row.tokenizer, row.flags, comment=row.comment,
+                          row_input=_row_input(row), observed=observed))
+    ids_seen = [c["id"] for c in cases]
+    duplicates = sorted({i for i in ids_seen if ids_seen.count(i) > 1})
+    if duplicates:
+        raise ValueError(f"{spec.name}: duplicate case ids {duplicates}")
+    return {
+        "name": spec.name,
+        "title": spec.title,
+        "description": spec.description,
+        "header": environment(version, used_fixtures),
+        "flags": flag_meanings(f for c in cases for f in c["flags"]),
+        "tokenizers": tokenizers,
+        "cases": cases,
+    }
+
+
+def _row(case_id: str, kind: str, tokenizer: str, flags: Sequence[str], *, comment: str,
+         row_input: Json | None, observed: Json) -> Json:
+    row: Json = {"id": case_id, "kind": kind, "tokenizer": tokenizer,
+                 "flags": sorted(set(flags)), "upstream": observed}
+    if row_input is not None:
+        row["input"] = row_input
+    if comment:
+        row["comment"] = comment
+    return row
+
+
+# ---------------------------------------------------------------------------
+# Witnesses (oracles/divergences.json)
+# ---------------------------------------------------------------------------
+
+DIVERGENCES_TITLE = "Intended divergences: one pinned witness per class"
+DIVERGENCES_DESCRIPTION = (
+    "For each intended divergence class of harness/divergences.yaml, the shrunk witness "
+    "adopted from a conformance report (python -m harness oracles --adopt-witnesses "
+    "REPORT), re-run deterministically on every regeneration (the fuzzer is not). Each row "
+    "holds the case, the observation it diverges on and both outcomes; every conformance "
+    "run re-checks them, and a witness that stops diverging fails it.")
+
+
+def _selector(observation: Observation) -> Json:
+    return {
+        "track": observation.track,
+        "operation": observation.operation,
+        "input": list(observation.input) if isinstance(observation.input, tuple)
+        else observation.input,
+        "options": dict(observation.options),
+    }
+
+
+def _matches(observation: Observation, selector: Mapping[str, Any]) -> bool:
+    return _selector(observation) == dict(selector)
+
+
+def witness_row(class_id: str, case: Case, selector: Mapping[str, Any],
+                source: Json) -> Json:
+    """Re-run ``case`` on both subjects and pin the observation showing ``class_id``:
+    the one at ``selector`` when it still shows the class, else the first that does.
+    When none does, the row keeps ``selector`` with the outcomes seen now and no class
+    (a stale witness: the drift report and every conformance run name it)."""
+    from .conformance import evaluate
+
+    observations, verdicts = evaluate(case)
+    showing = [v for v in verdicts if class_id in v.classes]
+    chosen = next((v for v in showing if _matches(v.divergence.observation, selector)),
+                  showing[0] if showing else None)
+    row: Json = {"id": f"div-{class_id}", "kind": "witness", "class": class_id,
+                 "flags": [class_id], "case": case.to_json(), "source": source}
+    if chosen is not None:
+        obs = chosen.divergence.observation
+        row.update({"observation": _selector(obs), "tier": chosen.divergence.tier,
+                    "classes": sorted(chosen.classes),
+                    "reference": outcome_to_json(obs.reference),
+                    "upstream": outcome_to_json(obs.upstream)})
+        return row
+    same = next((o for o in observations if _matches(o, selector)), None)
+    diverging = {id(v.divergence.observation): v for v in verdicts}
+    now = diverging.get(id(same)) if same is not None else None
+    row.update({"observation": dict(selector), "tier": now.divergence.tier if now else None,
+                "classes": sorted(now.classes) if now else [],
+                "reference": outcome_to_json(same.reference) if same else None,
+                "upstream": outcome_to_json(same.upstream) if same else None})
+    return row
+
+
+def regenerate_witnesses(pinned: Json, version: str) -> Json:
+    rows = [witness_row(row["class"], Case.from_json(row["case"]), row["observation"],
+                        row.get("source", {}))
+            for row in pinned.get("cases", [])]
+    return witnesses_file(rows, version)
+
+
+def witnesses_file(rows: list[Json], version: str) -> Json:
+    rows = sorted(rows, key=lambda r: str(r["id"]))
+    return {
+        "name": DIVERGENCES,
+        "title": DIVERGENCES_TITLE,
+        "description": DIVERGENCES_DESCRIPTION,
+        "header": environment(version, {}),
+        "flags": flag_meanings(f for r in rows for f in r["flags"]),
+        "tokenizers": {},
+        "cases": rows,
+    }
+
+
+def _minimal_case(case: Case, selector: Mapping[str, Any]) -> Case:
+    """The witness case cut down to the one input its observation needs."""
+    operation, value = selector["operation"], selector["input"]
+    options = dict(selector.get("options") or {})
+    if operation == "load":
+        return Case(case.document)
+    if operation == "decode" and isinstance(value, list):
+        return Case(case.document, id_runs=(tuple(int(i) for i in value),))
+    if operation == "encode" and isinstance(value, str):
+        pair = options.get("pair")
+        if isinstance(pair, str):
+            return Case(case.document, pairs=((value, pair),))
+        return Case(case.document, texts=(value,))
+    return case
+
+
+def adopt_witnesses(report_path: Path, root: Path, display_path: str | None = None
+                    ) -> tuple[Json, list[str]]:
+    """Pin each class witness of a conformance report (replacing that class's pinned
+    row; classes the report has no witness for keep theirs). Returns the new
+    divergences.json data and one line per class adopted or skipped."""
+    from .conformance import evaluate
+    from .subjects import upstream
+
+    report = read_yaml(report_path)
+    header = report.get("header") or {}
+    target = oracle_path(root, DIVERGENCES)
+    current = json.loads(target.read_text(encoding="utf-8")) if target.is_file() else {}
+    rows = {row["class"]: row for row in current.get("cases", [])}
+    known = {cls.id for cls in load_registry()}
+    notes: list[str] = []
+    for entry in report.get("classes") or []:
+        class_id, witness = entry.get("id"), entry.get("witness")
+        if not witness:
+            continue
+        if class_id not in known:
+            notes.append(f"skipped {class_id}: not a class of harness/divergences.yaml")
+            continue
+        case = Case.from_json(witness["case"])
+        selector = {key: witness[key] for key in ("track", "operation", "input", "options")}
+        minimal = _minimal_case(case, selector)
+        if minimal != case:
+            _, verdicts = evaluate(minimal)
+            if not any(class_id in v.classes for v in verdicts):
+                minimal = case
+        source = {"report": display_path or str(report_path),
+                  "command": str(header.get("command", "")),
+                  "shrunk": bool(witness.get("shrunk"))}
+        row = witness_row(class_id, minimal, selector, source)
+        if class_id not in row["classes"]:
+            notes.append(f"skipped {class_id}: its witness no longer shows the class")
+            continue
+        rows[class_id] = row
+        notes.append(f"adopted {class_id} ({row['observation']['operation']}, "
+                     f"tier {row['tier']})")
+    return witnesses_file(list(rows.values()), upstream.version()), notes
+
+
+# ---------------------------------------------------------------------------
+# Replay (no tokenizers: the reference against pinned upstream outcomes)
+# ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One replay finding on one row. ``kind``: ``unexplained`` (no class explains the
+    difference), ``unflagged`` (a class explains it but the row does not name it),
+    ``not-observed`` (a class the row names no longer shows), ``input`` (the row's
+    inputs are inconsistent, e.g. a fixture changed since generation)."""
+
+    file: str
+    case_id: str
+    kind: str
+    message: str
+    class_id: str = ""
+
+    def __str__(self) -> str:
+        return f"{self.file}: case {self.case_id}: {self.message}"
+
+
+def _as_load(handle: object) -> Outcome:
+    return handle if isinstance(handle, Refused | Crashed) else Loaded()
+
+
+def _failed(handle: object) -> bool:
+    return isinstance(handle, Refused | Crashed)
+
+
+def resolve_documents(data: Json, root: Path, fixtures: Mapping[str, str] | None = None
+                      ) -> tuple[dict[str, Json], list[tuple[str, str]]]:
+    """The tokenizer documents of a file, and (tokenizer, message) for each fixture whose
+    content no longer matches the sha256 pinned with it. ``fixtures`` (path -> text)
+    stands in for the files under ``root`` (a regeneration not yet written)."""
+    documents: dict[str, Json] = {}
+    problems: list[tuple[str, str]] = []
+    for name, entry in (data.get("tokenizers") or {}).items():
+        if "document" in entry:
+            documents[name] = entry["document"]
+            continue
+        path = root / entry["fixture"]
+        if fixtures is not None and entry["fixture"] in fixtures:
+            text = fixtures[entry["fixture"]]
+        elif path.is_file():
+            text = path.read_text(encoding="utf-8")
+        else:
+            problems.append((name, f"fixture {entry['fixture']} is missing"))
+            continue
+        if sha256_text(text) != entry["sha256"]:
+            problems.append((name, f"fixture {entry['fixture']} changed since the oracle "
+                                   "was generated (sha256 differs): regenerate"))
+        documents[name] = json.loads(text)
+    return documents, problems
+
+
+class _Judge:
+    def __init__(self, file: str) -> None:
+        self.file = file
+        self.classes = {cls.id for cls in load_registry()}
+        self.problems: list[Problem] = []
+
+    def row(self, row: Json, case: Case, observations: Sequence[tuple[str, Observation]],
+            flags: Iterable[str]) -> None:
+        case_id = str(row["id"])
+        flagged = set(flags)
+        seen: set[str] = set()
+        for label, obs in observations:
+            divergence = compare(obs)
+            if divergence is None:
+                continue
+            verdict = classify(case, [divergence])[0]
+            where = f"{label} ({obs.track} track)"
+            if verdict.is_failure:
+                self.problems.append(Problem(
+                    self.file, case_id, "unexplained",
+                    f"{where}: the reference differs from the pinned upstream outcome at "
+                    f"tier {divergence.tier} and no intended class explains it: "
+                    f"{divergence.detail}"))
+                continue
+            seen.update(verdict.classes)
+            for class_id in sorted(set(verdict.classes) - flagged):
+                self.problems.append(Problem(
+                    self.file, case_id, "unflagged",
+                    f"{where}: the difference at tier {divergence.tier} is explained by "
+                    f"class {class_id}, which the row's flags do not name", class_id))
+        for class_id in sorted((flagged & self.classes) - seen):
+            self.problems.append(Problem(
+                self.file, case_id, "not-observed",
+                f"the row names intended class {class_id} but no longer shows it "
+                "(the reference and the pinned upstream outcome agree there)", class_id))
+
+
+def replay_file(data: Json, root: Path = REPO_ROOT, file: str = "",
+                fixtures: Mapping[str, str] | None = None) -> list[Problem]:
+    """Every problem of one oracle file (any kind of rows), without tokenizers.
+    ``fixtures`` (path -> text) overrides fixture files under ``root``."""
+    file = file or f"{ORACLE_DIR}/{data.get('name', '?')}.json"
+    judge = _Judge(file)
+    witnesses = [row for row in data.get("cases", []) if row.get("kind") == "witness"]
+    for row in witnesses:
+        _replay_witness(judge, row)
+    rows = [row for row in data.get("cases", []) if row.get("kind") != "witness"]
+    if not rows:
+        return judge.problems
+    documents, fixture_problems = resolve_documents(data, root, fixtures)
+    broken = dict(fixture_problems)
+    by_tokenizer: dict[str, list[Json]] = {}
+    for row in rows:
+        by_tokenizer.setdefault(str(row["tokenizer"]), []).append(row)
+    for name, tok_rows in by_tokenizer.items():
+        if name in broken or name not in documents:
+            message = broken.get(name, f"tokenizer {name!r} is not declared")
+            judge.problems.extend(Problem(file, str(r["id"]), "input", message)
+                                  for r in tok_rows)
+            continue
+        _replay_tokenizer(judge, documents[name], tok_rows)
+    return judge.problems
+
+
+def _replay_tokenizer(judge: _Judge, document: Json, rows: list[Json]) -> None:
+    text = document_json(document)
+    load_rows = [r for r in rows if r["kind"] == "load"]
+    if len(load_rows) != 1:
+        for r in rows:
+            judge.problems.append(Problem(judge.file, str(r["id"]), "input",
+                                          "its tokenizer needs exactly one load row"))
+        return
+    up_load = outcome_from_json(load_rows[0]["upstream"]["load"])
+    strict = reference.load(text, strict=True)
+    track: Track = "strict"
+    handle: Any = strict
+    if _failed(strict) and isinstance(up_load, Loaded):
+        track, handle = "lenient", reference.load(text, strict=False)
+    load_obs = Observation("strict", "load", None, (), _as_load(strict), up_load)
+    judge.row(load_rows[0], Case(document), [("load", load_obs)], load_rows[0]["flags"])
+    for row in rows:
+        if row["kind"] == "load":
+            continue
+        observations: list[tuple[str, Observation]] = []
+        observed = row["upstream"]
+        inp = row["input"]
+        if row["kind"] == "encode":
+            text_in, add, pair = inp["text"], bool(inp["add_special_tokens"]), inp["pair"]
+            case = Case(document, texts=(text_in,) if pair is None else (),
+                        pairs=((text_in, pair),) if pair is not None else ())
+            up_enc = outcome_from_json(observed["encode"])
+            ref_enc = handle if _failed(handle) else reference.encode(
+                handle, text_in, add_special_tokens=add, pair=pair)
+            options: tuple[tuple[str, Any], ...] = (("add_special_tokens", add),)
+            if pair is not None:
+                options += (("pair", pair),)
+            observations.append(("encode", Observation(track, "encode", text_in, options,
+                                                       ref_enc, up_enc)))
+            ids: tuple[int, ...] | None = up_enc.ids if isinstance(up_enc, Encoded) else None
+        else:
+            ids = tuple(int(i) for i in inp["ids"])
+            case = Case(document, id_runs=(ids,))
+        if ids is not None:
+            for skip, label in SKIP_LABELS.items():
+                if label not in observed:
+                    judge.problems.append(Problem(judge.file, str(row["id"]), "input",
+                                                  f"{label} is missing"))
+                    continue
+                ref_dec = handle if _failed(handle) else reference.decode(
+                    handle, ids, skip_special_tokens=skip)
+                observations.append((label, Observation(
+                    track, "decode", ids, (("skip_special_tokens", skip),), ref_dec,
+                    outcome_from_json(observed[label]))))
+        judge.row(row, case, observations, row["flags"])
+
+
+def _reference_outcome(case: Case, selector: Mapping[str, Any]) -> Outcome:
+    handle = reference.load(case.document_json(), strict=selector["track"] == "strict")
+    operation, value = selector["operation"], selector["input"]
+    options = dict(selector.get("options") or {})
+    if isinstance(handle, Refused | Crashed) or operation == "load":
+        return _as_load(handle)
+    if operation == "encode":
+        return reference.encode(handle, str(value),
+                                add_special_tokens=bool(options.get("add_special_tokens", True)),
+                                pair=options.get("pair"))
+    return reference.decode(handle, [int(i) for i in value],
+                            skip_special_tokens=bool(options.get("skip_special_tokens", True)))
+
+
+def _replay_witness(judge: _Judge, row: Json) -> None:
+    case_id, class_id = str(row["id"]), str(row["class"])
+    selector = row["observation"]
+    if row.get("upstream") is None:
+        judge.problems.append(Problem(judge.file, case_id, "not-observed",
+                                      f"the witness of {class_id} no longer has the "
+                                      "observation it pinned", class_id))
+        return
+    case = Case.from_json(row["case"])
+    value = selector["input"]
+    obs = Observation(selector["track"], selector["operation"],
+                      tuple(value) if isinstance(value, list) else value,
+                      tuple(sorted(dict(selector.get("options") or {}).items())),
+                      _reference_outcome(case, selector), outcome_from_json(row["upstream"]))
+    judge.row(row, case, [(str(selector["operation"]), obs)], [class_id])
+
+
+# ---------------------------------------------------------------------------
+# Reading the committed files; --check; drift
+# ---------------------------------------------------------------------------
+
+
+def committed_files(root: Path, paths: Iterable[str]) -> dict[str, str | None]:
+    out: dict[str, str | None] = {}
+    for rel in paths:
+        path = root / rel
+        out[rel] = path.read_text(encoding="utf-8") if path.is_file() else None
+    return out
+
+
+def committed_version(root: Path) -> str | None:
+    versions = set()
+    for path in sorted((root / ORACLE_DIR).glob("*.json")):
+        header = json.loads(path.read_text(encoding="utf-8")).get("header") or {}
+        if header.get("tokenizers"):
+            versions.add(str(header["tokenizers"]))
+    if len(versions) > 1:
+        raise ValueError(f"committed oracles disagree on the tokenizers version: "
+                         f"{sorted(versions)}")
+    return versions.pop() if versions else None
+
+
+def _rows_by_id(text: str | None) -> dict[str, Json]:
+    if text is None:
+        return {}
+    return {str(row["id"]): row for row in json.loads(text).get("cases", [])}
+
+
+def describe_difference(path: str, old: str | None, new: str) -> list[str]:
+    """Why a committed file is not byte-identical to its regeneration, naming case ids."""
+    if old is None:
+        return [f"{path}: missing (a regeneration writes it)"]
+    if not path.startswith(f"{ORACLE_DIR}/"):
+        return [f"{path}: differs from its builder in harness/oracle_cases.py"]
+    lines: list[str] = []
+    try:
+        old_data = json.loads(old)
+    except json.JSONDecodeError as exc:
+        return [f"{path}: not valid JSON ({exc})"]
+    new_data = json.loads(new)
+    old_rows, new_rows = _rows_by_id(old), _rows_by_id(new)
+    for case_id in sorted(old_rows.keys() | new_rows.keys()):
+        if case_id not in new_rows:
+            lines.append(f"{path}: case {case_id}: not generated any more")
+        elif case_id not in old_rows:
+            lines.append(f"{path}: case {case_id}: missing from the committed file")
+        elif old_rows[case_id] != new_rows[case_id]:
+            keys = sorted(k for k in old_rows[case_id].keys() | new_rows[case_id].keys()
+                          if old_rows[case_id].get(k) != new_rows[case_id].get(k))
+            lines.append(f"{path}: case {case_id}: differs in {', '.join(keys)}")
+    for key in sorted(old_data.keys() | new_data.keys()):
+        if key != "cases" and old_data.get(key) != new_data.get(key):
+            lines.append(f"{path}: {key} differs")
+    if not lines:
+        lines.append(f"{path}: same content, not in canonical form (sorted keys, 2-space "
+                     "indent, LF, trailing newline)")
+    return lines
+
+
+def check(root: Path, generated: Generated) -> list[str]:
+    """Differences between the committed files and a regeneration (empty: up to date)."""
+    committed = committed_files(root, generated.files)
+    problems: list[str] = []
+    for path, text in sorted(generated.files.items()):
+        if committed[path] != text:
+            problems.extend(describe_difference(path, committed[path], text))
+    return problems
+
+
+def _upstream_of(row: Json) -> Any:
+    if row.get("kind") == "witness":
+        return {"classes": row.get("classes"), "reference": row.get("reference"),
+                "upstream": row.get("upstream"), "observation": row.get("observation"),
+                "tier": row.get("tier")}
+    return row.get("upstream")
+
+
+def _same_input(old: Json, new: Json, old_data: Json, new_data: Json) -> bool:
+    if old.get("kind") == "witness":
+        return bool(old.get("case") == new.get("case"))
+    if old.get("input") != new.get("input") or old.get("tokenizer") != new.get("tokenizer"):
+        return False
+    name = str(old.get("tokenizer"))
+    return bool((old_data.get("tokenizers") or {}).get(name)
+                == (new_data.get("tokenizers") or {}).get(name))
+
+
+def drift(root: Path, generated: Generated) -> Json:
+    """What changed between the committed oracles and a regeneration (drift report)."""
+    old_version = committed_version(root) or "none"
+    committed = committed_files(root, generated.files)
+    changed: list[Json] = []
+    acceptance: list[Json] = []
+    added: list[str] = []
+    removed: list[str] = []
+    edited: list[str] = []
+    stale: list[Json] = []
+    new_divergences: list[Json] = []
+    for path, text in sorted(generated.files.items()):
+        if not path.startswith(f"{ORACLE_DIR}/"):
+            continue
+        new_data = json.loads(text)
+        old_text = committed[path]
+        old_data = json.loads(old_text) if old_text is not None else {}
+        old_rows, new_rows = _rows_by_id(old_text), _rows_by_id(text)
+        added += [f"{path}: {i}" for i in sorted(new_rows.keys() - old_rows.keys())]
+        removed += [f"{path}: {i}" for i in sorted(old_rows.keys() - new_rows.keys())]
+        for case_id in sorted(old_rows.keys() & new_rows.keys()):
+            old, new = old_rows[case_id], new_rows[case_id]
+            if not _same_input(old, new, old_data, new_data):
+                edited.append(f"{path}: {case_id}")
+                continue
+            before, after = _upstream_of(old), _upstream_of(new)
+            if before == after:
+                continue
+            if old.get("kind") == "load":
+                acceptance.append({
+                    "file": path, "id": case_id, "tokenizer": old.get("tokenizer"),
+                    "before": before["load"], "after": after["load"],
+                    "change": f"{before['load']['outcome']} -> {after['load']['outcome']}"})
+                continue
+            entry: Json = {"file": path, "id": case_id, "flags": new.get("flags", [])}
+            if old.get("kind") == "witness":
+                entry.update({"class": new.get("class"), "before": before, "after": after})
+            else:
+                entry["input"] = new.get("input")
+                entry["changes"] = {label: {"before": before.get(label),
+                                            "after": after.get(label)}
+                                    for label in sorted(before.keys() | after.keys())
+                                    if before.get(label) != after.get(label)}
+            changed.append(entry)
+        old_problems = ({(p.case_id, p.kind, p.class_id, p.message)
+                         for p in replay_file(old_data, root, path)} if old_data else set())
+        for problem in replay_file(new_data, root, path, fixtures=generated.files):
+            key = (problem.case_id, problem.kind, problem.class_id, problem.message)
+            if key in old_problems:
+                continue
+            if problem.kind == "not-observed":
+                stale.append({"file": path, "id": problem.case_id, "class": problem.class_id,
+                              "detail": problem.message})
+            else:
+                new_divergences.append({"file": path, "id": problem.case_id,
+                                        "kind": problem.kind, "detail": problem.message})
+    drifted = bool(changed or acceptance or stale or new_divergences)
+    return {
+        "verdict": "drift" if drifted else "no drift",
+        "header": {
+            "from": old_version,
+            "to": generated.version,
+            "command": f"nox -s oracles -- --reference {generated.version}",
+            "python": platform.python_version(),
+            "unicode": unicodedata.unidata_version,
+        },
+        "summary": {
+            "rows_changed": len(changed),
+            "acceptance_changed": len(acceptance),
+            "stale_intended_classes": len(stale),
+            "new_divergences": len(new_divergences),
+            "cases_added": len(added),
+            "cases_removed": len(removed),
+            "cases_edited": len(edited),
+        },
+        "rows_changed": changed,
+        "acceptance_changed": acceptance,
+        "stale_intended_classes": stale,
+        "new_divergences": new_divergences,
+        "cases_added": added,
+        "cases_removed": removed,
+        "cases_edited": edited,
+    }
+
+
+DRIFT_PREAMBLE = """\
+Oracle drift report: what changes in the pinned oracles (oracles/*.json) when they are
+regenerated against another tokenizers version. Review it before accepting an upgrade
+(nox -s oracles -- --reference VERSION --accept).
+  verdict                 drift when any of the four sections below is non-empty
+  rows_changed            rows whose upstream result changed: before and after, per column
+  acceptance_changed      tokenizer files upstream now loads, refuses or panics on differently
+  stale_intended_classes  rows and witnesses whose intended divergence class no longer shows
+                          (upstream fixed it, or changed around it)
+  new_divergences         rows where the reference now differs from upstream and no class
+                          named by the row explains it
+  cases_added/removed/edited  inputs that changed (not drift: a change of the cases)
+"""
+
+
+def drift_report_path(root: Path, report: Json) -> Path:
+    header = report["header"]
+    return root / "reports" / f"oracle-drift-{header['from']}-to-{header['to']}.yaml"
+
+
+def write_drift_report(root: Path, report: Json) -> Path:
+    path = drift_report_path(root, report)
+    write_atomic(path, canonical_yaml(report, preamble=DRIFT_PREAMBLE))
+    return path
+
+
+def write_generated(root: Path, generated: Generated) -> list[str]:
+    """Write every regenerated file that differs (atomically); returns their paths."""
+    committed = committed_files(root, generated.files)
+    written = []
+    for path, text in sorted(generated.files.items()):
+        if committed[path] != text:
+            write_atomic(root / path, text)
+            written.append(path)
+    return written
+
+
+def oracle_files(root: Path) -> list[Path]:
+    return sorted((root / ORACLE_DIR).glob("*.json"))
