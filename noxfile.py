@@ -49,3 +49,42 @@ def conformance(session: nox.Session) -> None:
     """
     session.install("-e", ".[harness]")
     session.run("python", "-m", "harness", "conformance", *session.posargs)
+
+
+def _reference_version(posargs: list[str]) -> str | None:
+    """The VERSION of ``--reference VERSION`` (or ``--reference=VERSION``) in posargs."""
+    for i, arg in enumerate(posargs):
+        if arg == "--reference" and i + 1 < len(posargs):
+            return posargs[i + 1]
+        if arg.startswith("--reference="):
+            return arg.split("=", 1)[1]
+    return None
+
+
+def _harness_requirements_without_tokenizers() -> list[str]:
+    """The harness extra of pyproject.toml, minus its tokenizers pin (installed apart)."""
+    import tomllib
+
+    with open("pyproject.toml", "rb") as handle:
+        extras = tomllib.load(handle)["project"]["optional-dependencies"]["harness"]
+    return [req for req in extras if not req.replace(" ", "").startswith("tokenizers")]
+
+
+@nox.session(python=PYTHON)
+def oracles(session: nox.Session) -> None:
+    """Regenerate oracles/*.json against a tokenizers version; drift report; --check.
+
+    `nox -s oracles -- --check`: the committed oracles must be byte-identical to a
+    regeneration with the pinned version (CI). `nox -s oracles -- --reference 0.23.3`:
+    installs that version in this session's venv, regenerates every oracle in memory,
+    writes reports/oracle-drift-<old>-to-0.23.3.yaml and exits non-zero when anything
+    drifted; `--accept` also writes the regenerated oracles. Other arguments go to
+    `python -m harness oracles` (--adopt-witnesses REPORT, ...).
+    """
+    version = _reference_version(session.posargs) or UPSTREAM.split("==", 1)[1]
+    session.install("-e", ".", *_harness_requirements_without_tokenizers(),
+                    f"tokenizers=={version}")
+    args = list(session.posargs)
+    if _reference_version(args) is None:
+        args = ["--reference", version, *args]
+    session.run("python", "-m", "harness", "oracles", *args)
