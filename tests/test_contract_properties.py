@@ -162,7 +162,10 @@ BYTE_DOCUMENTS = {"plain": FULL, "prefix": PREFIX, "suffix": SUFFIX}
 BYTE_TOKENIZERS = {name: ref.load_tokenizer(doc) for name, doc in BYTE_DOCUMENTS.items()}
 LLAMA = ref.load_tokenizer(llama_like_document())
 
-TEXTS = st.text(st.one_of(st.sampled_from("abc é日€😀\t\n\x00"), st.characters()), max_size=16)
+# Valid Unicode scalar values only: a lone surrogate is no text (upstream: TypeError).
+TEXTS = st.text(
+    st.one_of(st.sampled_from("abc é日€😀\t\n\x00"), st.characters(codec="utf-8")), max_size=16
+)
 
 
 def decorated(document: dict[str, Any], text: str, k: int) -> str:
@@ -252,33 +255,54 @@ def slots(value: Any) -> Iterator[tuple[Any, Any]]:
             yield from slots(child)
 
 
+def bulk_containers(document: dict[str, Any]) -> set[int]:
+    """ids of the vocabulary and merges containers (and each merge), which dominate the slots."""
+    model = document.get("model")
+    if not isinstance(model, dict):
+        return set()
+    bulk = {id(model.get("vocab")), id(model.get("merges"))}
+    if isinstance(model.get("merges"), list):
+        bulk.update(id(m) for m in model["merges"] if isinstance(m, list))
+    return bulk
+
+
+@st.composite
+def a_slot(draw: st.DrawFn, document: dict[str, Any]) -> tuple[Any, Any] | None:
+    """A (container, key) anywhere; half the time outside the vocabulary and merges."""
+    places = list(slots(document))
+    if draw(st.booleans()):
+        bulk = bulk_containers(document)
+        places = [(c, k) for c, k in places if id(c) not in bulk] or places
+    return draw(st.sampled_from(places)) if places else None
+
+
 @st.composite
 def drop_a_key(draw: st.DrawFn, document: dict[str, Any]) -> str:
-    places = list(slots(document))
-    if not places:
-        return "nothing to drop"
-    container, key = draw(st.sampled_from(places))
+    place = draw(a_slot(document))
+    if place is None:
+        return "drop nothing"
+    container, key = place
     del container[key]
     return f"drop {key!r}"
 
 
 @st.composite
 def change_a_type(draw: st.DrawFn, document: dict[str, Any]) -> str:
-    places = list(slots(document))
-    if not places:
-        return "nothing to change"
-    container, key = draw(st.sampled_from(places))
+    place = draw(a_slot(document))
+    if place is None:
+        return "retype nothing"
+    container, key = place
     kind = json_type(container[key])
     value = draw(st.sampled_from([v for v in JSON_VALUES if json_type(v) != kind]))
     container[key] = copy.deepcopy(value)
-    return f"{key!r}: {kind} -> {value!r}"
+    return f"retype {key!r}: {kind} -> {value!r}"
 
 
 @st.composite
 def corrupt_a_merge(draw: st.DrawFn, document: dict[str, Any]) -> str:
     model = document.get("model")
     if not isinstance(model, dict) or not isinstance(model.get("merges"), list):
-        return "no merges"
+        return "merge: no merges"
     merges: list[Any] = model["merges"]
     vocab = model.get("vocab")
     pieces = list(vocab) if isinstance(vocab, dict) and vocab else ["a"]
@@ -300,17 +324,20 @@ def replace_a_component_type(draw: st.DrawFn, document: dict[str, Any]) -> str:
     typed = [c for c, k in slots(document) if isinstance(c, dict) and k == "type"]
     typed = list({id(c): c for c in typed}.values())
     if not typed:
-        return "no typed component"
+        return "type: no typed component"
     component = draw(st.sampled_from(typed))
     component["type"] = draw(st.sampled_from(COMPONENT_TYPES))
     return f"type -> {component['type']!r}"
 
 
 MUTATIONS = (drop_a_key, change_a_type, corrupt_a_merge, replace_a_component_type)
-# NUL is left out of the garbage: a source string not starting with '{' is read as a path
-# and a NUL there raises ValueError (see test_nul_in_a_path_like_source_raises_load_error).
-GARBAGE = st.text(st.characters(exclude_characters="\x00"), min_size=1, max_size=6) | \
-    st.sampled_from(['"', "{", "}", "[", "]", ",", ":", "\\", "null", "\\u"])
+# Left out of the garbage, each covered by an xfail test below: NUL (a source string not
+# starting with '{' is read as a path, and a NUL there raises ValueError) and lone
+# surrogates (codec="utf-8"; they raise UnicodeEncodeError inside the loader).
+GARBAGE = st.one_of(
+    st.text(st.characters(codec="utf-8", exclude_characters="\x00"), min_size=1, max_size=6),
+    st.sampled_from(['"', "{", "}", "[", "]", ",", ":", "\\", "null", "\\u"]),
+)
 
 
 @st.composite
@@ -327,12 +354,12 @@ def mutated_sources(draw: st.DrawFn) -> tuple[Any, list[str]]:
     if form == "truncated":
         cut = draw(st.integers(0, len(text)))
         text = text[:cut]
-        done.append(f"truncated at {cut}")
+        done.append(f"truncate at {cut}")
     elif form == "garbage":
         at = draw(st.integers(0, len(text)))
         junk = draw(GARBAGE)
         text = text[:at] + junk + text[at:]
-        done.append(f"inserted {junk!r} at {at}")
+        done.append(f"garbage {junk!r} at {at}")
     return (text.encode("utf-8") if form == "bytes" else text), done
 
 
@@ -365,7 +392,7 @@ def test_mutated_documents_load_or_raise_load_error(
 ) -> None:
     source, done = mutated
     for mutation in done:
-        event(mutation.split(" ")[0])
+        event(mutation.split(" ")[0].rstrip(":"))
     try:
         tok = ref.load_tokenizer(source, strict=strict)
     except ref.LoadError as exc:
