@@ -2,10 +2,10 @@
 
 ``weighted({"simple": 60, "rare": 5})`` draws a key with probability proportional
 to its weight and *shrinks towards the first key*, so every weight table lists its
-simplest option first.  It draws from ``st.sampled_from(range(total))``, which
-Hypothesis samples uniformly (``st.integers`` favours its bounds and would
-inflate the first option's share).  Strategies over the same table are cached:
-they are drawn from thousands of times per run.
+simplest option first.  It draws a uniform index into the cumulative weights
+(``uniform_index``; plain ``st.integers`` favours small values and bounds and would
+inflate the first option's share).  Strategies over the same table are cached: they
+are drawn from thousands of times per run.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import bisect
 import functools
 import itertools
 from collections.abc import Hashable, Iterable, Mapping, Sequence
-from typing import Any, TypeVar
+from typing import Any, Final, TypeVar
 
 from hypothesis import strategies as st
 
@@ -22,20 +22,68 @@ K = TypeVar("K")
 T = TypeVar("T")
 
 
+#: Hypothesis draws integers uniformly only within [-256, 256] (a heavy-tailed
+#: distribution beyond, favouring small values), so an index over a larger range is drawn
+#: as two uniform "digits" of at most this base.
+UNIFORM_SPAN: Final = 256
+
+
+def uniform_index(total: int) -> st.SearchStrategy[int]:
+    """An integer in ``range(total)``, (close to) uniform; shrinks towards 0."""
+    if total <= UNIFORM_SPAN:
+        return st.sampled_from(range(total))
+    base = next((b for b in range(UNIFORM_SPAN, 1, -1)
+                 if total % b == 0 and total // b <= UNIFORM_SPAN), None)
+    if base is None:  # no exact split: scale (the error is below 1/256 per option)
+        return st.sampled_from(range(UNIFORM_SPAN)).map(lambda n: n * total // UNIFORM_SPAN)
+    high = st.sampled_from(range(total // base))
+    low = st.sampled_from(range(base))
+    return st.tuples(high, low).map(lambda hl: hl[0] * base + hl[1])
+
+
 def weighted_items(items: Sequence[tuple[T, int]]) -> st.SearchStrategy[T]:
-    """The first element of one of ``items``, drawn in proportion to the second."""
+    """The first element of one of ``items``, drawn in proportion to the second.
+
+    Small tables become one ``st.sampled_from`` over the values repeated by weight (one
+    choice, no wrapper strategy: the cheapest draw Hypothesis has); tables whose total
+    exceeds ``UNIFORM_SPAN`` are first rescaled to it (each positive weight keeps at least
+    1, so a per-thousand share is kept to within 0.4%).  Tables with too many values to
+    rescale draw a uniform index into the cumulative weights.
+    """
     options = [(value, weight) for value, weight in items if weight > 0]
     if not options:
         raise ValueError("a weighted choice needs at least one positive weight")
     if len(options) == 1:
         return st.just(options[0][0])
+    total = sum(weight for _, weight in options)
+    if total > UNIFORM_SPAN and len(options) <= UNIFORM_SPAN // 2:
+        options = _rescaled(options, UNIFORM_SPAN)
+        total = UNIFORM_SPAN
+    if total <= UNIFORM_SPAN:
+        return st.sampled_from(tuple(value for value, weight in options for _ in range(weight)))
     values = tuple(value for value, _ in options)
     bounds = tuple(itertools.accumulate(weight for _, weight in options))
 
     def pick(n: int) -> T:
         return values[bisect.bisect_right(bounds, n)]
 
-    return st.sampled_from(range(bounds[-1])).map(pick)
+    return uniform_index(total).map(pick)
+
+
+def _rescaled(options: list[tuple[T, int]], span: int) -> list[tuple[T, int]]:
+    """Weights scaled to sum to ``span`` (largest remainders; every option keeps >= 1)."""
+    total = sum(weight for _, weight in options)
+    exact = [weight * span / total for _, weight in options]
+    scaled = [max(1, int(x)) for x in exact]
+    order = sorted(range(len(options)), key=lambda i: exact[i] - int(exact[i]), reverse=True)
+    k = 0
+    while sum(scaled) < span:
+        scaled[order[k % len(order)]] += 1
+        k += 1
+    while sum(scaled) > span:
+        i = max(range(len(scaled)), key=lambda j: scaled[j])
+        scaled[i] -= 1
+    return [(value, w) for (value, _), w in zip(options, scaled, strict=True)]
 
 
 @functools.lru_cache(maxsize=512)

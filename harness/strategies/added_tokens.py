@@ -76,6 +76,9 @@ def extra_specs(draw: st.DrawFn, *, special: bool) -> AddedSpec:
     )
 
 
+_EXTRAS: Final = st.one_of(extra_specs(special=False), extra_specs(special=True))
+
+
 @st.composite
 def added_token_plans(
     draw: st.DrawFn,
@@ -95,8 +98,7 @@ def added_token_plans(
         ]
     if kind in ("extras", "llama+extras"):
         extras = draw(st.lists(
-            st.booleans().flatmap(lambda special: extra_specs(special=special)),
-            min_size=shares.EXTRAS_MIN, max_size=shares.EXTRAS_MAX,
+            _EXTRAS, min_size=shares.EXTRAS_MIN, max_size=shares.EXTRAS_MAX,
             unique_by=lambda spec: spec.content,
         ))
         specs += extras

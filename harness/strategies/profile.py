@@ -168,16 +168,21 @@ FRAGMENTS_MAX: Final = 12
 #: Per thousand: a text is empty.
 EMPTY_TEXT: Final = 40
 #: Text fragments: a covered character, a vocabulary piece (so merges fire), spaces (single
-#: and runs), an uncovered character of some UTF-8 width, a control character, a literal
-#: added/special token, any Unicode scalar value, a literal ``<0xXX>`` string.
+#: and runs), an uncovered character (the share split evenly among UTF-8 widths), a control
+#: character, a literal added/special token, a literal ``<0xXX>`` string.
 FRAGMENT: Final[Mapping[str, int]] = {
-    "char": 34, "piece": 26, "space": 11, "uncovered": 12, "control": 5, "added": 7,
-    "wild": 3, "byte-literal": 2,
+    "char": 35, "piece": 27, "space": 11, "uncovered": 13, "control": 5, "added": 7,
+    "byte-literal": 2,
 }
+#: Per thousand: a text also carries one arbitrary Unicode scalar value (``st.characters``).
+WILD_CHARACTER: Final = 150
 #: Per thousand, a case also carries pair inputs (only meaningful with a template).
 PAIRS: Final = 300
 ID_RUNS_MIN: Final = 1
 ID_RUNS_MAX: Final = 4
+#: Segments per id run, and per thousand: an id run is empty.
+ID_SEGMENTS_MAX: Final = 5
+EMPTY_ID_RUN: Final = 40
 #: Segments an id run is made of: valid ids of any kind, the byte pieces of whole characters
 #: (valid UTF-8), a character cut mid-way (<0xF0> <0x9F>), invalid byte sequences
 #: (<0xC3> <0x28>, overlongs, surrogates), a special, a character's byte pieces with a

@@ -114,42 +114,39 @@ _SCALE: Final = 1000
 def fragments(inv: Inventory) -> st.SearchStrategy[str]:
     """One piece of a text, weighted by ``profile.FRAGMENT`` (kinds a vocabulary lacks drop).
 
-    The kinds are flattened into one table so a fragment costs one draw (two for 'wild').
+    The kinds are flattened into one weighted table, so a fragment costs one draw.
     """
     w = shares.FRAGMENT
-    uncovered = [c for width in sorted(inv.uncovered) for c in inv.uncovered[width]]
-    kinds: list[tuple[int, Sequence[str | None]]] = [
+    widths = [chars_ for _, chars_ in sorted(inv.uncovered.items()) if chars_]
+    kinds: list[tuple[int, Sequence[str]]] = [
         (w["char"], inv.covered),
         (w["piece"], inv.pieces),
         (w["space"], SPACES),
-        (w["uncovered"], uncovered),
+        # every UTF-8 width gets an equal part of the uncovered share
+        *((w["uncovered"] // max(1, len(widths)), chars_) for chars_ in widths),
         (w["control"], CONTROLS),
         (w["added"], inv.added),
-        (w["wild"], (None,)),            # None: draw any scalar value
         (w["byte-literal"], BYTE_LITERALS),
     ]
     table = [(item, max(1, weight * _SCALE // len(items)))
              for weight, items in kinds if items for item in items]
-    return _fragments(weighted_items(table))
-
-
-@st.composite
-def _fragments(draw: st.DrawFn, table: st.SearchStrategy[str | None]) -> str:
-    fragment = draw(table)
-    return draw(chars.any_character()) if fragment is None else fragment
+    return weighted_items(table)
 
 
 @st.composite
 def _texts(draw: st.DrawFn, fragment: st.SearchStrategy[str]) -> str:
     if draw(chance(shares.EMPTY_TEXT)):
         return ""
-    return "".join(draw(st.lists(fragment, min_size=1, max_size=shares.FRAGMENTS_MAX)))
+    parts = draw(st.lists(fragment, min_size=1, max_size=shares.FRAGMENTS_MAX))
+    if draw(chance(shares.WILD_CHARACTER)):
+        parts.insert(draw(st.integers(0, len(parts))), draw(chars.any_character()))
+    return "".join(parts)
 
 
 def texts_for(document: Mapping[str, Any] | Inventory) -> st.SearchStrategy[str]:
     """Texts drawn mostly from the document's alphabet and pieces (so merges fire), plus
     uncovered characters of each UTF-8 width, spaces and runs of them, control characters,
-    literal added/special tokens, any scalar value; occasionally empty."""
+    literal added/special tokens, now and then any scalar value; occasionally empty."""
     return _texts(fragments(_inventory(document)))
 
 
@@ -216,6 +213,12 @@ def id_runs_for(document: Mapping[str, Any] | Inventory
     """Raw id sequences for decode: valid ids of every kind, byte runs forming valid UTF-8,
     runs cut mid-character, invalid byte runs, specials (also inside a byte run), and ids
     that name no token; occasionally empty."""
-    segment = id_segments(_inventory(document))
-    return st.lists(segment, min_size=0, max_size=5).map(
-        lambda segments: tuple(i for s in segments for i in s))
+    return _id_runs(id_segments(_inventory(document)))
+
+
+@st.composite
+def _id_runs(draw: st.DrawFn, segment: st.SearchStrategy[list[int]]) -> tuple[int, ...]:
+    if draw(chance(shares.EMPTY_ID_RUN)):
+        return ()
+    segments = draw(st.lists(segment, min_size=1, max_size=shares.ID_SEGMENTS_MAX))
+    return tuple(i for s in segments for i in s)
