@@ -11,13 +11,13 @@ import json
 from typing import Any
 
 import pytest
-
-tokenizers = pytest.importorskip("tokenizers")
-
 from builders import probe_document
 
 from harness.outcome import Crashed, Decoded, Encoded, Refused
-from harness.subjects import upstream
+
+tokenizers = pytest.importorskip("tokenizers")
+
+from harness.subjects import upstream  # noqa: E402  (needs tokenizers)
 
 pytestmark = pytest.mark.upstream
 
