@@ -66,8 +66,10 @@ def _conformance(args: argparse.Namespace) -> int:
                  command=command)
     write_report(result, args.report)
     stats = result.stats
-    print(f"{stats.examples} cases, {stats.comparisons} comparisons in {result.duration:.1f}s "
-          f"({stats.comparisons / max(result.duration, 1e-9):.0f} comparisons/s)")
+    rate = stats.comparisons / max(result.explore_seconds, 1e-9)
+    print(f"{stats.examples} cases, {stats.comparisons} comparisons explored in "
+          f"{result.explore_seconds:.1f}s ({rate:.0f} comparisons/s); "
+          f"{result.duration:.1f}s in all with shrinking")
     print(f"intended divergences: {sum(stats.by_class.values())} "
           f"in {len(stats.by_class)} classes; failures: {sum(stats.failures.values())}")
     for sig, count in sorted(stats.failures.items()):

@@ -15,8 +15,9 @@ class Case:
     pairs: tuple[tuple[str, str], ...] = field(default=())
 
     def document_json(self) -> str:
-        """The tokenizer.json exactly as both subjects receive it."""
-        return json.dumps(self.document, ensure_ascii=False, sort_keys=True)
+        """The tokenizer.json exactly as both subjects receive it (canonical, compact)."""
+        return json.dumps(self.document, ensure_ascii=False, sort_keys=True,
+                          separators=(",", ":"))
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -27,7 +28,11 @@ class Case:
         }
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> Case:
+    def from_json(cls, data: dict[str, Any] | str) -> Case:
+        """From ``to_json()``'s dict, or that dict as JSON text."""
+        if isinstance(data, str):
+            data = json.loads(data)
+            assert isinstance(data, dict)
         return cls(
             document=data["document"],
             texts=tuple(data.get("texts", ())),

@@ -89,7 +89,7 @@ class Stats:
                verdicts: list[Verdict]) -> None:
         self.examples += 1
         self.comparisons += len(observations)
-        size = len(json.dumps(case.to_json(), ensure_ascii=False))
+        size = _size(case)
         load = observations[0]
         self.upstream_outcomes[_kind(load.upstream)] += 1
         diverged = {id(v.divergence.observation): v for v in verdicts}
@@ -129,6 +129,7 @@ class RunResult:
     seed: int
     stats: Stats
     duration: float
+    explore_seconds: float
     stale: list[dict[str, Any]]
     command: str
     environment: dict[str, str]
@@ -171,10 +172,11 @@ def run(*, profile_name: str, seed_value: int, examples: int | None, command: st
             progress(stats)
 
     explore()
+    explored = time.perf_counter() - started
     _shrink_witnesses(stats, strategy, profile, seed_value)
     stale = check_pinned_witnesses() if check_pinned else []
-    return RunResult(profile, seed_value, stats, time.perf_counter() - started, stale,
-                     command, environment())
+    return RunResult(profile, seed_value, stats, time.perf_counter() - started, explored,
+                     stale, command, environment())
 
 
 class _FoundError(Exception):
@@ -192,9 +194,9 @@ def _shrink_witnesses(stats: Stats, strategy: Any, profile: Profile, seed_value:
         targets.append((stats.failure_witness, sig, _has_signature(sig)))
     for store, key, wanted in targets:
         found = _targeted_search(strategy, wanted, profile, seed_value)
-        if found is not None and len(json.dumps(found.case.to_json())) <= store[key].size:
+        if found is not None and _size(found.case) <= store[key].size:
             store[key] = Witness(found.case, found.verdict.divergence, found.verdict.classes,
-                                 shrunk=True, size=len(json.dumps(found.case.to_json())))
+                                 shrunk=True, size=_size(found.case))
 
 
 def _has_class(cls: str) -> Callable[[Verdict], bool]:
@@ -207,7 +209,13 @@ def _has_signature(sig: str) -> Callable[[Verdict], bool]:
 
 def _targeted_search(strategy: Any, wanted: Callable[[Verdict], bool], profile: Profile,
                      seed_value: int) -> _FoundError | None:
+    """Let Hypothesis find and shrink a case showing ``wanted``; keep the smallest seen.
+
+    Past the time budget the search stops raising, which ends shrinking early; the
+    smallest case seen so far is kept either way (so a cut-short shrink is still used).
+    """
     deadline = time.perf_counter() + profile.shrink_seconds
+    best: list[_FoundError] = []
 
     @seed(seed_value)
     @settings(max_examples=profile.shrink_examples, deadline=None, database=None,
@@ -216,17 +224,24 @@ def _targeted_search(strategy: Any, wanted: Callable[[Verdict], bool], profile: 
     @given(strategy)
     def search(case: Case) -> None:
         if time.perf_counter() > deadline:
-            return  # out of budget: stop shrinking, keep the best found so far
+            return
         _, verdicts = evaluate(case)
         for verdict in verdicts:
             if wanted(verdict):
-                raise _FoundError(case, verdict)
+                found = _FoundError(case, verdict)
+                if not best or _size(case) <= _size(best[0].case):
+                    best[:] = [found]
+                raise found
 
     try:
         search()
-    except _FoundError as found:
-        return found
-    return None
+    except Exception:
+        pass           # (flaky replays after the deadline) do not matter here
+    return best[0] if best else None
+
+
+def _size(case: Case) -> int:
+    return len(json.dumps(case.to_json(), ensure_ascii=False))
 
 
 def check_pinned_witnesses(path: Path = PINNED_WITNESSES) -> list[dict[str, Any]]:

@@ -315,6 +315,8 @@ def _words_with_decorated_bytes(ref: Encoded, text: str) -> set[int]:
 
 
 def dropped_character_offsets(ctx: Context, div: Divergence) -> frozenset[int]:
+    """Upstream counts a dropped character as zero bytes, so its later offsets (bytes,
+    converted to characters) move left by at most the dropped characters' UTF-8 bytes."""
     pair = _encodings(div)
     if pair is None or div.tier != "spans" or ctx.unk_token is not None:
         return NONE
@@ -322,26 +324,26 @@ def dropped_character_offsets(ctx: Context, div: Divergence) -> frozenset[int]:
         return NONE
     ref, up = pair
     text = div.observation.input if isinstance(div.observation.input, str) else ""
-    dropped_before = _dropped_prefix_counts(ctx, text)
+    dropped_bytes = _dropped_prefix_bytes(ctx, text)
     explained = set()
     for i in _differing_spans(ref, up):
         (rs, re_), (us, ue) = ref.spans[i], up.spans[i]
-        if rs < 0 or re_ > len(text):
+        if not 0 <= rs <= re_ <= len(text) or dropped_bytes[re_] == 0:
             continue
-        shift_start, shift_end = rs - us, re_ - ue
-        if 0 <= shift_start <= dropped_before[rs] and 0 <= shift_end <= dropped_before[re_]:
+        if 0 <= rs - us <= dropped_bytes[rs] and 0 <= re_ - ue <= dropped_bytes[re_]:
             explained.add(i)
     return frozenset(explained)
 
 
-def _dropped_prefix_counts(ctx: Context, text: str) -> list[int]:
-    """counts[k] = how many characters of text[:k] no piece, byte piece or unk covers."""
+def _dropped_prefix_bytes(ctx: Context, text: str) -> list[int]:
+    """counts[k] = UTF-8 bytes of the characters of text[:k] that no piece, complete byte
+    pieces or unk token covers (the characters upstream drops)."""
     counts = [0]
     for ch in text:
         covered = ch in ctx.vocab or (
             ctx.byte_fallback and all(f"<0x{b:02X}>" in ctx.vocab for b in ch.encode())
         )
-        counts.append(counts[-1] + (0 if covered else 1))
+        counts.append(counts[-1] + (0 if covered else len(ch.encode())))
     return counts
 
 

@@ -19,7 +19,7 @@ PROFILES: dict[str, Profile] = {
     p.name: p
     for p in (
         Profile("dev", 300, 150, 8.0, "a quick look while developing"),
-        Profile("ci", 3000, 300, 20.0, "the default: what `nox -s conformance` runs in CI"),
+        Profile("ci", 3000, 300, 12.0, "the default: what `nox -s conformance` runs in CI"),
         Profile("nightly", 30000, 1000, 60.0, "the long nightly exploration"),
     )
 }

@@ -31,7 +31,7 @@ reference's lenient mode, run only where a strict refusal would otherwise hide t
 def build_report(result: RunResult) -> dict[str, Any]:
     stats = result.stats
     registry = load_registry()
-    duration = max(result.duration, 1e-9)
+    explore = max(result.explore_seconds, 1e-9)
     failures = [
         _failure_entry(f"F{i}", sig, stats.failures[sig], stats.failure_witness[sig])
         for i, sig in enumerate(sorted(stats.failures), start=1)
@@ -58,8 +58,10 @@ def build_report(result: RunResult) -> dict[str, Any]:
             "examples": stats.examples,
             "comparisons": stats.comparisons,
             "duration_seconds": round(result.duration, 1),
-            "cases_per_second": round(stats.examples / duration, 1),
-            "comparisons_per_second": round(stats.comparisons / duration, 1),
+            "explore_seconds": round(result.explore_seconds, 1),
+            "shrink_and_pinned_seconds": round(result.duration - result.explore_seconds, 1),
+            "cases_per_second": round(stats.examples / explore, 1),
+            "comparisons_per_second": round(stats.comparisons / explore, 1),
             "failures": sum(stats.failures.values()),
             "failure_signatures": len(stats.failures),
             "intended_divergences": sum(stats.by_class.values()),
@@ -94,6 +96,7 @@ def _witness(witness: Witness) -> dict[str, Any]:
         "reference": obs.to_json()["reference"],
         "upstream": obs.to_json()["upstream"],
         "case": witness.case.to_json(),
+        "case_size": witness.size,
     }
 
 

@@ -21,8 +21,8 @@ Module layout, smallest pieces first:
 - ``describe``      ``features(case)``: labels a case by what it exercises
 """
 
+from harness.case import Case
 from harness.strategies.alphabet import alphabets, uncovered_characters
-from harness.strategies.case import Case, canonical_json
 from harness.strategies.cases import (
     cases,
     cases_from,
@@ -44,7 +44,6 @@ __all__ = [
     "alphabets",
     "bpe_models",
     "byte_alphabets",
-    "canonical_json",
     "cases",
     "cases_from",
     "decoders",

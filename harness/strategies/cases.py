@@ -11,6 +11,7 @@ from typing import Any
 
 from hypothesis import strategies as st
 
+from harness.case import Case
 from harness.strategies import profile as shares
 from harness.strategies._weights import chance, weighted
 from harness.strategies.added_tokens import (
@@ -19,7 +20,6 @@ from harness.strategies.added_tokens import (
     vocabulary_piece_specs,
 )
 from harness.strategies.alphabet import METASPACE, alphabets
-from harness.strategies.case import Case
 from harness.strategies.components import normalizers, pre_tokenizers, templates
 from harness.strategies.decoders import decoders
 from harness.strategies.profile import DEFAULT_PROFILE, Profile, UnkKind

@@ -10,8 +10,8 @@ import unicodedata
 from collections.abc import Mapping
 from typing import Any
 
+from harness.case import Case
 from harness.strategies import alphabet as chars
-from harness.strategies.case import Case
 from harness.strategies.components import llama_normalizer
 from harness.strategies.decoders import byte_fallback, llama_decoder
 from harness.strategies.texts import added_ids, inventory

@@ -20,7 +20,7 @@ from typing import Any
 from hypothesis import HealthCheck, Phase, given, seed, settings
 from hypothesis import strategies as st
 
-from harness.strategies.case import Case
+from harness.case import Case
 from harness.strategies.cases import cases
 from harness.strategies.describe import features
 

@@ -1,0 +1,296 @@
+"""Properties of harness.strategies: what every generated case satisfies, and that every
+share the generator declares is actually reached.
+
+Shares are counted over one seeded sample drawn through ``@given`` (as the conformance
+job draws), so the counts are stable run to run; the floors are about half the nominal
+shares in ``harness.strategies.profile``, low enough to be robust to Hypothesis'
+mutation-based generation and high enough to catch a share that silently collapsed.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, Phase, find, given, settings
+from hypothesis import strategies as st
+
+from harness.strategies import (
+    Case,
+    cases,
+    features,
+    inventory,
+    llama_like_cases,
+    merge_result,
+    metaspace_cases,
+)
+from harness.strategies.measure import draw_cases
+from harness.strategies.texts import added_ids
+from harness.strategies.vocabulary import (
+    UnsafeMergeError,
+    model_decoration,
+    parse_byte_piece,
+    parsed_merges,
+)
+
+SAMPLE_SIZE = 600
+SAMPLE_SEED = 20260831
+QUIET = settings(deadline=None, suppress_health_check=list(HealthCheck))
+
+
+@pytest.fixture(scope="module")
+def sample() -> list[Case]:
+    drawn, _ = draw_cases(cases(), SAMPLE_SIZE, SAMPLE_SEED)
+    return drawn
+
+
+@pytest.fixture(scope="module")
+def shares(sample: list[Case]) -> dict[str, float]:
+    counts: Counter[str] = Counter()
+    for case in sample:
+        counts.update(features(case))
+    return {label: 100 * n / len(sample) for label, n in counts.items()}
+
+
+# --- what every case satisfies ------------------------------------------------------------
+
+
+def check_case(case: Case) -> None:
+    document = case.document
+    # a whole tokenizer.json, JSON-serialisable, round-tripping through the canonical form
+    assert set(document) == {"version", "truncation", "padding", "added_tokens", "normalizer",
+                             "pre_tokenizer", "post_processor", "decoder", "model"}
+    assert document["version"] == "1.0"
+    assert document["truncation"] is None and document["padding"] is None
+    assert json.loads(case.document_json()) == document
+    assert Case.from_json(case.to_json()) == case
+    assert Case.from_json(json.dumps(case.to_json())) == case
+
+    model = document["model"]
+    vocab: dict[str, int] = model["vocab"]
+    # never two strings on one id, in the model or between model and added tokens
+    assert len(set(vocab.values())) == len(vocab)
+    assert all(isinstance(i, int) and 0 <= i < 2**32 for i in vocab.values())
+    upstream_ids = added_ids(document)
+    owners = {i: s for s, i in vocab.items()}
+    for entry in document["added_tokens"]:
+        assert entry["id"] == upstream_ids[entry["content"]]
+        assert owners.setdefault(entry["id"], entry["content"]) == entry["content"]
+
+    # no merge cuts a UTF-8 character (upstream: undefined behaviour); only the declared
+    # prefix-underflow hazard has a right part shorter than the prefix
+    prefix = model_decoration(model).prefix
+    for left, right in parsed_merges(model):
+        try:
+            merge_result(left, right, prefix)
+        except UnsafeMergeError:
+            assert prefix is not None and len(right.encode()) < len(prefix.encode())
+
+    # inputs: 1..6 texts, valid str without surrogates; ids are u32
+    assert 1 <= len(case.texts) <= 6
+    for text in [*case.texts, *(t for pair in case.pairs for t in pair)]:
+        assert isinstance(text, str)
+        assert not any(0xD800 <= ord(c) <= 0xDFFF for c in text)
+        text.encode("utf-8")
+    assert 1 <= len(case.id_runs) <= 4
+    assert all(isinstance(i, int) and 0 <= i < 2**32 for run in case.id_runs for i in run)
+
+
+@QUIET
+@given(cases())
+def test_every_case_is_well_formed(case: Case) -> None:
+    check_case(case)
+
+
+def test_every_case_of_the_sample_is_well_formed(sample: list[Case]) -> None:
+    for case in sample:
+        check_case(case)
+
+
+# --- shares -------------------------------------------------------------------------------
+
+#: label -> the least share (percent of cases) the sample must show: about a third of the
+#: nominal share.  Hypothesis generates in clusters (each fresh example is followed by a few
+#: mutations of it), so a sample of 600 holds ~100 independent draws; shapes rarer than ~3%
+#: are checked by ``RARE_SHAPES`` instead.
+REQUIRED_SHARES: dict[str, float] = {
+    # alphabets
+    "alphabet:width-1": 40, "alphabet:width-2": 15, "alphabet:width-3": 20,
+    "alphabet:width-4": 8, "alphabet:all-widths": 4, "alphabet:control": 10,
+    "alphabet:combining": 8, "alphabet:metaspace": 25, "alphabet:space": 2,
+    # byte alphabets
+    "bytes:complete": 15, "bytes:missing-some": 3, "bytes:sparse": 4, "bytes:lowercase": 2,
+    "bytes:absent": 10, "bytes:C3-without-A9": 1,
+    # flags
+    "byte_fallback": 25, "fuse_unk": 20, "ignore_merges": 7, "dropout:null": 40,
+    "dropout:zero": 3, "dropout:one": 5, "unk:present": 25, "unk:absent": 8,
+    "unk:dangling": 5, "prefix": 10, "prefix:multibyte": 2, "suffix": 10,
+    # merges
+    "merges:pair": 40, "merges:legacy": 8, "merges:version-line": 5, "merges:duplicate": 4,
+    "merges:byte-pieces": 6, "merges:inconsistent-ranks": 6, "merges:undecorated-right": 2,
+    # ids
+    "ids:shuffled": 15, "ids:holes": 8,
+    # pipeline
+    "normalizer:none": 12, "normalizer:llama": 10, "normalizer:prepend": 3,
+    "normalizer:replace-string": 3, "normalizer:replace-regex": 1, "normalizer:sequence": 3,
+    "pre_tokenizer:none": 20, "pre_tokenizer:metaspace": 12, "pre_tokenizer:sequence": 3,
+    "metaspace:always:split=True": 3, "metaspace:always:split=False": 1,
+    "metaspace:first:split=True": 3, "metaspace:first:split=False": 1,
+    "metaspace:never:split=True": 1, "metaspace:never:split=False": 1,
+    "added:none": 10, "added:llama": 20, "added:special-extra": 8, "added:plain": 8,
+    "added:outside-model": 6, "added:lstrip": 2, "added:rstrip": 2, "added:single_word": 2,
+    "added:normalized": 8,
+    "post_processor:none": 15, "template:bos": 5, "template:bos-eos": 4, "template:plain": 4,
+    "decoder:none": 6, "decoder:byte-fallback": 5, "decoder:llama": 8, "decoder:metaspace": 5,
+    "decoder:perturbed": 8,
+    # inputs
+    "text:empty": 3, "text:space-run": 20, "text:control": 15, "text:added-literal": 15,
+    "text:uncovered-width-1": 30, "text:uncovered-width-2": 12, "text:uncovered-width-3": 12,
+    "text:uncovered-width-4": 8, "text:pairs": 3,
+    "ids:utf8-run": 8, "ids:invalid-byte-run": 15, "ids:special": 12,
+    "ids:special-inside-bytes": 4, "ids:unknown": 12, "ids:empty-run": 2,
+}
+
+
+def test_every_declared_share_is_reached(shares: dict[str, float]) -> None:
+    short = {label: round(shares.get(label, 0.0), 1) for label, floor in REQUIRED_SHARES.items()
+             if shares.get(label, 0.0) < floor}
+    assert not short, f"shares below their floor (percent of {SAMPLE_SIZE} cases): {short}"
+
+
+def test_no_added_token_id_disagrees_with_upstream_numbering(shares: dict[str, float]) -> None:
+    assert "added:id-mismatch" not in shares
+
+
+#: Shapes too rare for the sample: each is found under the constraint that makes it likely.
+RARE_SHAPES: list[tuple[dict[str, Any], str]] = [
+    ({"byte_alphabet": "sparse"}, "bytes:only-0x58"),
+    ({"byte_alphabet": "sparse"}, "bytes:C3-without-A9"),
+    ({"byte_alphabet": "mixed-case"}, "bytes:mixed-case"),
+    ({"dropout": "other"}, "dropout:other"),
+    ({"merge_hazard": "result-missing"}, "merges:hazard:result-missing"),
+    ({"merge_hazard": "result-longer-than-vocab"}, "merges:hazard:result-longer-than-vocab"),
+    ({"merge_hazard": "part-missing"}, "merges:hazard:part-missing"),
+    ({"merge_hazard": "prefix-underflow", "prefix": "##"}, "merges:hazard:prefix-underflow"),
+    ({"decoder": "perturbed", "strip_hazard": 1000}, "decoder:strip-hazard"),
+    ({"added_tokens": "llama"}, "added:llama-normalized"),
+]
+GENERATE_ONLY = settings(max_examples=500, database=None, deadline=None, derandomize=True,
+                         phases=[Phase.generate], suppress_health_check=list(HealthCheck))
+
+
+@pytest.mark.parametrize(("constraints", "label"), RARE_SHAPES,
+                         ids=[label for _, label in RARE_SHAPES])
+def test_rare_shapes_are_reachable(constraints: dict[str, Any], label: str) -> None:
+    found = find(cases(**constraints), lambda case: label in features(case),
+                 settings=GENERATE_ONLY)
+    assert label in features(found)
+
+
+@pytest.mark.parametrize(("constraints", "label"), [
+    ({"byte_alphabet": "sparse"}, "bytes:only-0x58"),
+    ({}, "merges:duplicate"),
+])
+def test_shrinking_gives_a_small_witness(constraints: dict[str, Any], label: str) -> None:
+    found = find(cases(**constraints), lambda case: label in features(case),
+                 settings=settings(GENERATE_ONLY, phases=[Phase.generate, Phase.shrink]))
+    assert label in features(found)
+    assert len(inventory(found.document).covered) <= 2
+    assert len(found.texts) == 1 and len(found.id_runs) == 1
+    assert found.document["added_tokens"] == []
+    assert len(parsed_merges(found.document["model"])) <= 3
+
+
+# --- constraints --------------------------------------------------------------------------
+
+
+@QUIET
+@given(cases(byte_alphabet="complete", byte_fallback=True, hazards=False))
+def test_constraints_narrow_a_dimension(case: Case) -> None:
+    model = case.document["model"]
+    pieces = {parse_byte_piece(p): p for p in model["vocab"] if parse_byte_piece(p) is not None}
+    assert set(pieces) == set(range(256))
+    assert all(p == f"<0x{b:02X}>" for b, p in pieces.items())
+    assert model["byte_fallback"] is True
+    assert not any(label.startswith("merges:hazard") for label in features(case))
+
+
+@QUIET
+@given(cases(byte_alphabet="partial"))
+def test_aliases_name_groups_of_options(case: Case) -> None:
+    assert features(case) & {"bytes:missing-some", "bytes:sparse"}
+
+
+@QUIET
+@given(llama_like_cases())
+def test_llama_like_cases_have_the_llama_pipeline(case: Case) -> None:
+    labels = features(case)
+    assert {"normalizer:llama", "pre_tokenizer:none", "added:llama", "template:bos",
+            "unk:present", "byte_fallback", "fuse_unk"} <= labels
+    assert labels & {"decoder:llama", "decoder:byte-fallback"}
+    assert "prefix" not in labels and "suffix" not in labels
+
+
+@QUIET
+@given(metaspace_cases())
+def test_metaspace_cases_have_a_metaspace_pipeline(case: Case) -> None:
+    document = case.document
+    assert document["normalizer"] is None
+    assert document["pre_tokenizer"]["type"] == "Metaspace"
+    assert document["decoder"] == document["pre_tokenizer"]
+
+
+def test_unknown_dimension_or_option_is_an_error() -> None:
+    with pytest.raises(TypeError):
+        cases(no_such_dimension="x")
+    with pytest.raises(ValueError, match="unknown option"):
+        cases(byte_alphabet="nearly-complete")
+
+
+# --- upstream accepts what it should ------------------------------------------------------
+
+ALLOWED_LOAD_FAILURES = (
+    "out of vocabulary",                    # merge part/result missing (§1.3)
+    "out of range for slice of length",     # result longer than every entry: 0.23 panic
+    "slice index starts at",                # right part shorter than the prefix: panic
+)
+
+
+@pytest.mark.upstream
+@QUIET
+@given(cases())
+def test_upstream_loads_every_document_or_fails_on_a_declared_hazard(case: Case) -> None:
+    pytest.importorskip("tokenizers")
+    from harness.subjects import upstream
+
+    outcome = upstream.load(case.document_json())
+    if isinstance(outcome, upstream.Handle):
+        for entry in case.document["added_tokens"]:
+            assert outcome.tokenizer.token_to_id(entry["content"]) == entry["id"]
+        return
+    assert any(label.startswith("merges:hazard") for label in features(case)), outcome
+    assert any(needle in outcome.message for needle in ALLOWED_LOAD_FAILURES), outcome
+
+
+@pytest.mark.upstream
+@QUIET
+@given(cases(hazards=False))
+def test_upstream_loads_every_document_without_hazards(case: Case) -> None:
+    pytest.importorskip("tokenizers")
+    from harness.subjects import upstream
+
+    assert isinstance(upstream.load(case.document_json()), upstream.Handle)
+
+
+@QUIET
+@given(st.data())
+def test_texts_for_serves_any_generated_document(data: st.DataObject) -> None:
+    from harness.strategies import id_runs_for, texts_for
+
+    document = data.draw(cases()).document
+    text = data.draw(texts_for(document))
+    assert isinstance(text, str)
+    run = data.draw(id_runs_for(document))
+    assert all(isinstance(i, int) for i in run)
