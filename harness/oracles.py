@@ -94,8 +94,10 @@ def sha256_text(text: str) -> str:
 
 
 def document_json(document: Json) -> str:
-    """The tokenizer.json text both subjects receive (as the conformance harness does)."""
-    return Case(document).document_json()
+    """The tokenizer.json text both subjects receive for an oracle row: compact, sorted
+    keys. Fixed here, not borrowed, because upstream's load errors quote a serde position
+    (`` at line 1 column N``) that the pinned messages keep."""
+    return json.dumps(document, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
 
 
 def flag_meanings(flags: Iterable[str]) -> Json:
@@ -643,10 +645,9 @@ def check(root: Path, generated: Generated) -> list[str]:
 
 
 def _upstream_of(row: Json) -> Any:
-    if row.get("kind") == "witness":
-        return {"classes": row.get("classes"), "reference": row.get("reference"),
-                "upstream": row.get("upstream"), "observation": row.get("observation"),
-                "tier": row.get("tier")}
+    if row.get("kind") == "witness":  # upstream's side of the witness (and what it shows)
+        return {"classes": row.get("classes"), "upstream": row.get("upstream"),
+                "observation": row.get("observation"), "tier": row.get("tier")}
     return row.get("upstream")
 
 
@@ -757,6 +758,9 @@ regenerated against another tokenizers version. Review it before accepting an up
   new_divergences         rows where the reference now differs from upstream and no class
                           named by the row explains it
   cases_added/removed/edited  inputs that changed (not drift: a change of the cases)
+To upgrade: --accept writes the regenerated oracles; then move the pin (pyproject.toml's
+harness extra, noxfile.py's UPSTREAM, harness/oracles.py's PINNED_VERSION) so that
+`nox -s oracles -- --check` regenerates with the new version.
 """
 
 

@@ -65,10 +65,11 @@ def inventory(document: Mapping[str, Any]) -> Inventory:
     added = added_ids(document)
     specials = {e["content"] for e in document.get("added_tokens") or [] if e.get("special")}
 
+    unk = model.get("unk_token")
     covered: dict[str, None] = {}
     pieces: dict[str, None] = {}
     for piece in vocab:
-        if piece in added or _is_byte_string(piece):
+        if piece in added or piece == unk or _is_byte_string(piece):
             continue
         plain = decoration.undecorate(piece)
         covered.update(dict.fromkeys(plain))
@@ -91,7 +92,6 @@ def inventory(document: Mapping[str, Any]) -> Inventory:
     top = ids[-1] if ids else -1
     named = set(ids)
     holes = [i for i in range(top) if i not in named][:20]
-    unk = model.get("unk_token")
     return Inventory(
         covered=tuple(covered),
         pieces=tuple(pieces),
