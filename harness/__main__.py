@@ -23,6 +23,9 @@ def main(argv: list[str] | None = None) -> int:
                       help="number of generated cases (default: the profile's)")
     conf.add_argument("--seed", type=int, default=0)
     conf.add_argument("--report", type=Path, default=DEFAULT_REPORT)
+    conf.add_argument("--real-examples", type=int, default=None,
+                      help="Hypothesis texts per real-model fixture (default: the profile's; "
+                      "-1 skips the real models)")
 
     rep = sub.add_parser("reproduce", help="re-run one witness of a report, side by side")
     rep.add_argument("report", type=Path)
@@ -61,9 +64,11 @@ def _conformance(args: argparse.Namespace) -> int:
 
     command = "python -m harness conformance " + shlex.join(
         ["--profile", args.profile, "--seed", str(args.seed)]
-        + (["--examples", str(args.examples)] if args.examples is not None else []))
+        + (["--examples", str(args.examples)] if args.examples is not None else [])
+        + (["--real-examples", str(args.real_examples)]
+           if args.real_examples is not None else []))
     result = run(profile_name=args.profile, seed_value=args.seed, examples=args.examples,
-                 command=command)
+                 command=command, real_examples=args.real_examples)
     write_report(result, args.report)
     stats = result.stats
     rate = stats.comparisons / max(result.explore_seconds, 1e-9)
@@ -74,6 +79,10 @@ def _conformance(args: argparse.Namespace) -> int:
           f"in {len(stats.by_class)} classes; failures: {sum(stats.failures.values())}")
     for sig, count in sorted(stats.failures.items()):
         print(f"  FAILURE x{count}: {sig}")
+    for fixture in result.real_models:
+        print(f"  real model {fixture.name}: {fixture.corpus_texts} corpus + "
+              f"{fixture.generated_texts} generated texts, {fixture.comparisons} comparisons, "
+              f"failures {sum(fixture.failures.values())}")
     for stale in result.stale:
         print(f"  STALE pinned witness {stale['id']} ({stale['class']}): now {stale['now']}")
     print(f"report: {args.report}")

@@ -134,10 +134,16 @@ class RunResult:
     stale: list[dict[str, Any]]
     command: str
     environment: dict[str, str]
+    real_models: list[Any] = field(default_factory=list)
+    real_seconds: float = 0.0
+
+    @property
+    def real_failures(self) -> int:
+        return sum(sum(r.failures.values()) for r in self.real_models)
 
     @property
     def failed(self) -> bool:
-        return bool(self.stats.failures) or bool(self.stale)
+        return bool(self.stats.failures) or bool(self.stale) or self.real_failures > 0
 
 
 def environment() -> dict[str, str]:
@@ -152,7 +158,8 @@ def environment() -> dict[str, str]:
 
 def run(*, profile_name: str, seed_value: int, examples: int | None, command: str,
         strategy: Any = None, progress: Callable[[Stats], None] | None = None,
-        check_pinned: bool = True) -> RunResult:
+        check_pinned: bool = True, real_examples: int | None = None) -> RunResult:
+    from . import real_conformance
     from .strategies import cases
 
     profile = PROFILES[profile_name]
@@ -176,8 +183,13 @@ def run(*, profile_name: str, seed_value: int, examples: int | None, command: st
     explored = time.perf_counter() - started
     _shrink_witnesses(stats, strategy, profile, seed_value)
     stale = check_pinned_witnesses() if check_pinned else []
+    real_started = time.perf_counter()
+    real_budget = profile.real_examples if real_examples is None else real_examples
+    real = real_conformance.run(examples=real_budget, seed_value=seed_value) \
+        if real_budget >= 0 else []
+    real_seconds = time.perf_counter() - real_started
     return RunResult(profile, seed_value, stats, time.perf_counter() - started, explored,
-                     stale, command, environment())
+                     stale, command, environment(), real, real_seconds)
 
 
 class _FoundError(Exception):

@@ -21,6 +21,8 @@ How to read it:
                often it was seen, and one minimal witness (tokenizer.json, input, both outcomes)
   failures     every divergence no class explains, with a minimal witness and the command
                that reproduces it
+  real_models  the real Mistral tokenizer files: corpus + generated texts, compared the same
+               way (and the reference's encode time against upstream's on the corpus)
   coverage     how many comparisons exercised each rule of the byte-fallback decision
 Tiers, in order: load, encode, ids, tokens, spans, special_mask, decode.
 Tracks: strict = the reference as users load it; lenient = the same inputs through the
@@ -73,6 +75,11 @@ def build_report(result: RunResult) -> dict[str, Any]:
         },
         "classes": classes,
         "failures": failures,
+        "real_models": {
+            "seconds": round(result.real_seconds, 1),
+            "failures": result.real_failures,
+            "fixtures": [r.to_json() for r in result.real_models],
+        },
         "coverage": {
             "rules": {rule: {"meaning": meaning,
                              "comparisons": stats.rule_comparisons.get(rule, 0)}
