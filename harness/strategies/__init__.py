@@ -1,7 +1,7 @@
 """Hypothesis strategies for whole tokenizer.json documents and the inputs to run on them.
 
-The central product is ``cases()``: a strategy of ``Case`` objects (a generated
-tokenizer.json, 1..6 texts, raw id runs for decode, optional pairs).  Every share of the
+The central product is ``cases()``: a strategy of ``harness.case.Case`` objects (a
+generated tokenizer.json, 1..6 texts, raw id runs for decode, optional pairs).  Every share of the
 generation is a named weight table in ``harness.strategies.profile``; keyword arguments
 narrow them (``cases(byte_alphabet="complete")``).
 
@@ -16,9 +16,9 @@ Module layout, smallest pieces first:
 - ``components``    normalizers, pre-tokenizers, template post-processors
 - ``decoders``      the two reproduced decoder shapes, Metaspace, perturbations
 - ``texts``         ``texts_for(document)``, ``pairs_for``, ``id_runs_for``
-- ``case``          ``Case``
 - ``cases``         ``documents()``, ``cases()``, ``llama_like_cases()``, ``metaspace_cases()``
 - ``describe``      ``features(case)``: labels a case by what it exercises
+- ``measure``       ``python -m harness.strategies.measure``: speed, shares, upstream outcomes
 """
 
 from harness.case import Case
