@@ -406,3 +406,53 @@ def test_adopted_witnesses_are_minimal_deterministic_and_replay(
     problems = replay_file(data, root)
     assert {p.case_id for p in problems} == {"div-template-special-spans"}
     assert all("div-template-special-spans" in str(p) for p in problems)
+
+
+@pytest.mark.upstream
+@pinned
+def test_a_witness_that_stops_diverging_is_stale_everywhere(tmp_path: Path) -> None:
+    """A pinned witness whose case no longer shows its class is kept (with the outcomes
+    seen now and no class): the replay, every conformance run (check_pinned_witnesses)
+    and the drift report name it."""
+    from harness.conformance import check_pinned_witnesses
+    from harness.oracles import Generated, drift, generate_all, regenerate_witnesses
+
+    root = copy_repo(tmp_path)
+    (root / "oracles/divergences.json").unlink(missing_ok=True)
+    report = tmp_path / "conformance.yaml"
+    synthetic_report(report)
+    assert run_cli("--adopt-witnesses", str(report), "--root", str(root)) == 0
+    target = root / "oracles/divergences.json"
+    sound = load(target)
+    sound_text = target.read_text(encoding="utf-8")
+    witness = "div-template-special-spans"
+
+    # 1. Regeneration: a case that no longer diverges (no BOS left) is kept, stale.
+    broken = json.loads(sound_text)
+    row = next(r for r in broken["cases"] if r["id"] == witness)
+    row["case"]["document"]["post_processor"] = None
+    stale = regenerate_witnesses(broken, PINNED_VERSION)
+    stale_row = next(r for r in stale["cases"] if r["id"] == witness)
+    assert stale_row["classes"] == [] and stale_row["tier"] is None
+    assert stale_row["upstream"]["outcome"] == "encoded"
+    assert [(p.case_id, p.kind) for p in replay_file(stale, root)] == [
+        (witness, "not-observed")]
+    target.write_text(canonical_json(broken), encoding="utf-8")
+    assert check_pinned_witnesses(target) == [
+        {"id": witness, "class": "template-special-spans", "now": "no divergence"}]
+    assert json.loads(generate_all(root).files["oracles/divergences.json"]) == stale
+
+    # 2. Drift: the committed witness is sound; "a new upstream" agrees with the reference.
+    target.write_text(sound_text, encoding="utf-8")
+    generated = generate_all(root)
+    assert generated.files["oracles/divergences.json"] == sound_text
+    fixed = json.loads(sound_text)
+    fixed_row = next(r for r in fixed["cases"] if r["id"] == witness)
+    fixed_row.update(upstream=fixed_row["reference"], classes=[], tier=None)
+    assert sound != fixed
+    regenerated = Generated(generated.version, {
+        **generated.files, "oracles/divergences.json": canonical_json(fixed)})
+    result = drift(root, regenerated)
+    assert [s["id"] for s in result["stale_intended_classes"]] == [witness]
+    assert [c["id"] for c in result["rows_changed"]] == [witness]
+    assert result["verdict"] == "drift"
