@@ -1,6 +1,7 @@
 """Measure the generator: speed, feature shares, and what upstream makes of the documents.
 
     python -m harness.strategies.measure [--examples 2000] [--seed 0] [--no-upstream]
+                                         [--strategy cases|llama|metaspace]
 
 Draws cases through ``@given`` (as the conformance job does), then loads every document
 with tokenizers (a fresh ``from_str`` each), encodes every text and decodes every id
@@ -21,8 +22,10 @@ from hypothesis import HealthCheck, Phase, given, seed, settings
 from hypothesis import strategies as st
 
 from harness.case import Case
-from harness.strategies.cases import cases
+from harness.strategies.cases import cases, llama_like_cases, metaspace_cases
 from harness.strategies.describe import features
+
+STRATEGIES = {"cases": cases, "llama": llama_like_cases, "metaspace": metaspace_cases}
 
 
 def draw_cases(strategy: st.SearchStrategy[Case], examples: int, seed_value: int
@@ -88,9 +91,10 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--examples", type=int, default=2000)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--no-upstream", action="store_true")
+    parser.add_argument("--strategy", choices=sorted(STRATEGIES), default="cases")
     args = parser.parse_args(argv)
 
-    drawn, seconds = draw_cases(cases(), args.examples, args.seed)
+    drawn, seconds = draw_cases(STRATEGIES[args.strategy](), args.examples, args.seed)
     print(f"generated {len(drawn)} cases in {seconds:.1f}s: {len(drawn) / seconds:.0f} cases/s")
     texts = sum(len(c.texts) + len(c.pairs) for c in drawn)
     runs = sum(len(c.id_runs) for c in drawn)
