@@ -29,16 +29,32 @@ UNIFORM_SPAN: Final = 256
 
 
 def uniform_index(total: int) -> st.SearchStrategy[int]:
-    """An integer in ``range(total)``, (close to) uniform; shrinks towards 0."""
+    """An integer in ``range(total)``, uniform to within 1/256; shrinks towards 0.
+
+    Up to ``UNIFORM_SPAN`` it is one draw; a total that factors into two such spans is two
+    exact "digits"; any other total is drawn as base-256 digits covering 256 times the
+    range and scaled down (every value then gets within 1/256 of its fair share).
+    """
     if total <= UNIFORM_SPAN:
         return st.sampled_from(range(total))
     base = next((b for b in range(UNIFORM_SPAN, 1, -1)
                  if total % b == 0 and total // b <= UNIFORM_SPAN), None)
-    if base is None:  # no exact split: scale (the error is below 1/256 per option)
-        return st.sampled_from(range(UNIFORM_SPAN)).map(lambda n: n * total // UNIFORM_SPAN)
-    high = st.sampled_from(range(total // base))
-    low = st.sampled_from(range(base))
-    return st.tuples(high, low).map(lambda hl: hl[0] * base + hl[1])
+    if base is not None:
+        high = st.sampled_from(range(total // base))
+        low = st.sampled_from(range(base))
+        return st.tuples(high, low).map(lambda hl: hl[0] * base + hl[1])
+    digits = 1
+    while UNIFORM_SPAN**digits < UNIFORM_SPAN * total:
+        digits += 1
+    span = int(UNIFORM_SPAN**digits)
+
+    def scaled(ds: tuple[int, ...]) -> int:
+        n = 0
+        for d in ds:
+            n = n * UNIFORM_SPAN + d
+        return n * total // span
+
+    return st.tuples(*[st.sampled_from(range(UNIFORM_SPAN))] * digits).map(scaled)
 
 
 def weighted_items(items: Sequence[tuple[T, int]]) -> st.SearchStrategy[T]:

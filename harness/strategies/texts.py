@@ -6,6 +6,7 @@ serve any tokenizer.json, not only generated ones.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
@@ -14,7 +15,12 @@ from hypothesis import strategies as st
 
 from harness.strategies import alphabet as chars
 from harness.strategies import profile as shares
-from harness.strategies._weights import chance, one_of_weighted, weighted_items
+from harness.strategies._weights import (
+    chance,
+    one_of_weighted,
+    uniform_index,
+    weighted_items,
+)
 from harness.strategies.vocabulary import model_decoration, parse_byte_piece
 
 SPACES: Final = (" ", "  ", "   ", " " * 5, chars.METASPACE)
@@ -107,14 +113,12 @@ def inventory(document: Mapping[str, Any]) -> Inventory:
 # --- texts --------------------------------------------------------------------------------
 
 
-#: Scale of the flattened fragment table (a kind's weight is split among its items).
-_SCALE: Final = 1000
-
-
 def fragments(inv: Inventory) -> st.SearchStrategy[str]:
     """One piece of a text, weighted by ``profile.FRAGMENT`` (kinds a vocabulary lacks drop).
 
-    The kinds are flattened into one weighted table, so a fragment costs one draw.
+    A generated vocabulary offers few enough fragments to flatten every kind into one
+    weighted table (one draw per fragment); a large one (a real 32k vocabulary) picks the
+    kind first, then an item of it uniformly.
     """
     w = shares.FRAGMENT
     widths = [chars_ for _, chars_ in sorted(inv.uncovered.items()) if chars_]
@@ -128,9 +132,18 @@ def fragments(inv: Inventory) -> st.SearchStrategy[str]:
         (w["added"], inv.added),
         (w["byte-literal"], BYTE_LITERALS),
     ]
-    table = [(item, max(1, weight * _SCALE // len(items)))
-             for weight, items in kinds if items for item in items]
-    return weighted_items(table)
+    kinds = [(weight, items) for weight, items in kinds if weight > 0 and items]
+    if sum(len(items) for _, items in kinds) <= _FLAT_TABLE_MAX:
+        scale = math.lcm(*(len(items) for _, items in kinds))
+        return weighted_items([(item, weight * scale // len(items))
+                               for weight, items in kinds for item in items])
+    pickers = [uniform_index(len(items)).map(tuple(items).__getitem__) for _, items in kinds]
+    return weighted_items([(i, weight) for i, (weight, _) in enumerate(kinds)]).flatmap(
+        lambda i: pickers[i])
+
+
+#: Up to this many fragment choices, one flattened table (rescaled to 256 slots).
+_FLAT_TABLE_MAX: Final = 128
 
 
 @st.composite
