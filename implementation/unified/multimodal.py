@@ -1,0 +1,85 @@
+"""The ``images=`` / ``videos=`` arguments: how many patch tokens each item becomes."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from ..errors import EncodeError
+
+
+@dataclass(frozen=True, slots=True)
+class Image:
+    """One image: it becomes ``patches`` patch tokens."""
+
+    patches: int
+
+
+@dataclass(frozen=True, slots=True)
+class Video:
+    """One video: ``frames`` frames of ``patches_per_frame`` patch tokens each."""
+
+    frames: int
+    patches_per_frame: int
+
+    @property
+    def patches(self) -> int:
+        return self.frames * self.patches_per_frame
+
+
+#: An image item: an ``Image``, a bare patch count, or ``{"patches": N}``.
+ImageItem = Image | int | Mapping[str, int]
+#: A video item: a ``Video``, ``(frames, patches_per_frame)``, or
+#: ``{"frames": F, "patches_per_frame": P}``.
+VideoItem = Video | tuple[int, int] | Mapping[str, int]
+
+
+def _count(value: object, path: str, what: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise EncodeError("invalid-multimodal-item", path,
+                          f"{what} must be an integer, got {value!r}")
+    if value < 1:
+        raise EncodeError("invalid-multimodal-item", path, f"{what} must be >= 1, got {value}")
+    return value
+
+
+def parse_images(items: Sequence[ImageItem] | None) -> list[Image]:
+    if items is None:
+        return []
+    out: list[Image] = []
+    for i, item in enumerate(items):
+        path = f"images[{i}]"
+        if isinstance(item, Image):
+            out.append(Image(_count(item.patches, f"{path}.patches", "patches")))
+        elif isinstance(item, Mapping):
+            if set(item) != {"patches"}:
+                raise EncodeError("invalid-multimodal-item", path,
+                                  f"expected {{'patches': N}}, got keys {sorted(item)}")
+            out.append(Image(_count(item["patches"], f"{path}.patches", "patches")))
+        else:
+            out.append(Image(_count(item, path, "an image's patch count")))
+    return out
+
+
+def parse_videos(items: Sequence[VideoItem] | None) -> list[Video]:
+    if items is None:
+        return []
+    out: list[Video] = []
+    for i, item in enumerate(items):
+        path = f"videos[{i}]"
+        if isinstance(item, Video):
+            frames, per_frame = item.frames, item.patches_per_frame
+        elif isinstance(item, Mapping):
+            if set(item) != {"frames", "patches_per_frame"}:
+                raise EncodeError("invalid-multimodal-item", path,
+                                  "expected {'frames': F, 'patches_per_frame': P}, got keys "
+                                  f"{sorted(item)}")
+            frames, per_frame = item["frames"], item["patches_per_frame"]
+        elif isinstance(item, tuple) and len(item) == 2:
+            frames, per_frame = item
+        else:
+            raise EncodeError("invalid-multimodal-item", path,
+                              f"expected a Video or (frames, patches_per_frame), got {item!r}")
+        out.append(Video(_count(frames, f"{path}.frames", "frames"),
+                         _count(per_frame, f"{path}.patches_per_frame", "patches_per_frame")))
+    return out
