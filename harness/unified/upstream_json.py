@@ -8,7 +8,8 @@ components ``tokenizers`` 0.23.1 has:
   an NNBSP starts a morpheme, each Mongolian punctuation character is one;
 - model: the morph model's BPE (byte_fallback), every id moved by the start of the morph
   range, so upstream's ids are the unified tokenizer's ids;
-- the unified specials as special added tokens at their unified ids, and a
+- the unified specials as special added tokens at their unified ids (also in the model
+  vocabulary, which is what makes upstream keep those ids), and a
   TemplateProcessing that adds BOS/EOS as the config says (so a whole-text comparison
   also runs through the template-special-spans class);
 - decoder: ByteFallback then Fuse (MorphBPE's decode).
@@ -75,6 +76,12 @@ def morph_track_document(tok: DualTrackTokenizer, model: dict[str, Any]) -> dict
     shifted = copy.deepcopy(model)
     shifted["vocab"] = {token: token_id + offset for token, token_id in model["vocab"].items()}
     specials = tok.config.specials
+    # Upstream gives an added token absent from the model vocabulary the next free id
+    # after the vocabulary's *size*, whatever id the JSON says; in the vocabulary, it
+    # keeps the id the vocabulary gives it. So the specials go there, at unified ids.
+    for token_id, content in zip((tok.bos_id, tok.eos_id, tok.pad_id, tok.unk_id),
+                                 specials.contents(), strict=True):
+        shifted["vocab"][content] = token_id
     added = [
         {"id": token_id, "content": content, "single_word": False, "lstrip": False,
          "rstrip": False, "normalized": False, "special": True}
