@@ -136,6 +136,8 @@ class RunResult:
     environment: dict[str, str]
     real_models: list[Any] = field(default_factory=list)
     real_seconds: float = 0.0
+    #: The unified tokenizer's morph-track differential (harness/unified/conformance.py).
+    unified: Any = None
 
     @property
     def real_failures(self) -> int:
@@ -143,7 +145,8 @@ class RunResult:
 
     @property
     def failed(self) -> bool:
-        return bool(self.stats.failures) or bool(self.stale) or self.real_failures > 0
+        return (bool(self.stats.failures) or bool(self.stale) or self.real_failures > 0
+                or (self.unified is not None and bool(self.unified.failed)))
 
 
 def environment() -> dict[str, str]:
@@ -188,8 +191,19 @@ def run(*, profile_name: str, seed_value: int, examples: int | None, command: st
     real = real_conformance.run(examples=real_budget, seed_value=seed_value) \
         if real_budget >= 0 else []
     real_seconds = time.perf_counter() - real_started
+    unified = _unified_morph_track(budget, seed_value)
     return RunResult(profile, seed_value, stats, time.perf_counter() - started, explored,
-                     stale, command, environment(), real, real_seconds)
+                     stale, command, environment(), real, real_seconds, unified)
+
+
+def _unified_morph_track(examples: int, seed_value: int) -> Any:
+    """The unified tokenizer's morph-track differential, or None where the unified
+    package is absent; its own errors are recorded in its result, not raised."""
+    try:
+        from .unified.conformance import run_guarded
+    except ImportError:
+        return None
+    return run_guarded(examples=examples, seed_value=seed_value)
 
 
 class _FoundError(Exception):

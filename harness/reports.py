@@ -23,6 +23,9 @@ How to read it:
                that reproduces it
   real_models  the real Mistral tokenizer files: corpus + generated texts, compared the same
                way (and the reference's encode time against upstream's on the corpus)
+  unified_morph_track
+               the unified tokenizer's MorphBPE track against its upstream tokenizer.json
+               (per Mongolian run; whole one-run texts with specials), same registry
   coverage     how many comparisons exercised each rule of the byte-fallback decision
 Tiers, in order: load, encode, ids, tokens, spans, special_mask, decode.
 Tracks: strict = the reference as users load it; lenient = the same inputs through the
@@ -80,6 +83,8 @@ def build_report(result: RunResult) -> dict[str, Any]:
             "failures": result.real_failures,
             "fixtures": [r.to_json() for r in result.real_models],
         },
+        "unified_morph_track": (result.unified.to_json() if result.unified is not None
+                                else {"skipped": "harness.unified is not importable"}),
         "coverage": {
             "rules": {rule: {"meaning": meaning,
                              "comparisons": stats.rule_comparisons.get(rule, 0)}
