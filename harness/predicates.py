@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from dataclasses import replace
 from functools import cached_property
 from typing import Any
 
@@ -209,7 +210,7 @@ def metaspace_decoder_not_applied(ctx: Context, div: Divergence) -> frozenset[in
     tokens: list[str] = []
     for token_id in obs.input:
         token = handle.id_to_token(token_id)
-        if token is None or (skip and handle.added.is_special(token)):
+        if token is None or (skip and handle.is_special(token)):
             continue
         tokens.append(token)
     as_upstream = "".join(_with_upstream_metaspace(handle.decoder).decode_chain(tokens))
@@ -243,14 +244,21 @@ def _with_upstream_metaspace(decoder: decoders.Decoder) -> decoders.Decoder:
 
 
 def strict_decode_unknown_id(ctx: Context, div: Divergence) -> frozenset[int]:
+    """Recognised when the lenient reference, which drops the id like upstream, decodes to
+    upstream's text (or differs from it only as the Metaspace class explains)."""
     obs = div.observation
     if (obs.operation != "decode" or not _refused_with(obs.reference, "decode-unknown-id")
             or not isinstance(obs.upstream, Decoded) or not isinstance(obs.input, tuple)
             or not ctx.lenient_loaded()):
         return NONE
+    if all(ctx.lenient.id_to_token(i) is not None for i in obs.input):
+        return NONE  # every id names a token: the refusal would be ours alone
     lenient = reference.decode(ctx.lenient, obs.input,
                                skip_special_tokens=bool(obs.option("skip_special_tokens")))
-    return _yes(lenient == obs.upstream)
+    if lenient == obs.upstream:
+        return ALL
+    as_lenient = Divergence("decode", "", replace(obs, track="lenient", reference=lenient))
+    return metaspace_decoder_not_applied(ctx, as_lenient)
 
 
 # -- encode -------------------------------------------------------------------------------
@@ -315,36 +323,31 @@ def _words_with_decorated_bytes(ref: Encoded, text: str) -> set[int]:
 
 
 def dropped_character_offsets(ctx: Context, div: Divergence) -> frozenset[int]:
-    """Upstream counts a dropped character as zero bytes, so its later offsets (bytes,
-    converted to characters) move left by at most the dropped characters' UTF-8 bytes."""
+    """Upstream gives a dropped character no length, so the offsets it computes after one
+    (in normalized bytes, then mapped to the text) point to earlier text. Recognised when
+    the lenient reference, which drops it too, really has a character to drop in the text's
+    words, the tokens agree, and each differing upstream span lies at or left of ours."""
     pair = _encodings(div)
-    if pair is None or div.tier != "spans" or ctx.unk_token is not None:
+    obs = div.observation
+    if (pair is None or div.tier != "spans" or ctx.unk_token is not None
+            or obs.track != "lenient" or not ctx.lenient_loaded()
+            or not isinstance(obs.input, str)):
         return NONE
-    if div.observation.track != "lenient":
+    if not any(_dropped(ctx, c) for word, _ in ctx.lenient.pre_tokenize(obs.input)
+               for c in word):
         return NONE
     ref, up = pair
-    text = div.observation.input if isinstance(div.observation.input, str) else ""
-    dropped_bytes = _dropped_prefix_bytes(ctx, text)
-    explained = set()
-    for i in _differing_spans(ref, up):
-        (rs, re_), (us, ue) = ref.spans[i], up.spans[i]
-        if not 0 <= rs <= re_ <= len(text) or dropped_bytes[re_] == 0:
-            continue
-        if 0 <= rs - us <= dropped_bytes[rs] and 0 <= re_ - ue <= dropped_bytes[re_]:
-            explained.add(i)
-    return frozenset(explained)
+    return frozenset(
+        i for i in _differing_spans(ref, up)
+        if up.spans[i][0] <= ref.spans[i][0] and up.spans[i][1] <= ref.spans[i][1]
+    )
 
 
-def _dropped_prefix_bytes(ctx: Context, text: str) -> list[int]:
-    """counts[k] = UTF-8 bytes of the characters of text[:k] that no piece, complete byte
-    pieces or unk token covers (the characters upstream drops)."""
-    counts = [0]
-    for ch in text:
-        covered = ch in ctx.vocab or (
-            ctx.byte_fallback and all(f"<0x{b:02X}>" in ctx.vocab for b in ch.encode())
-        )
-        counts.append(counts[-1] + (0 if covered else len(ch.encode())))
-    return counts
+def _dropped(ctx: Context, ch: str) -> bool:
+    """A normalized character no piece, no complete byte pieces and no unk covers."""
+    if ch in ctx.vocab:
+        return False
+    return not (ctx.byte_fallback and all(f"<0x{b:02X}>" in ctx.vocab for b in ch.encode()))
 
 
 # -- the ordering bug ------------------------------------------------------------------------

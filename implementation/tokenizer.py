@@ -94,6 +94,16 @@ class Tokenizer:
         found = self.added.id_to_token(token_id)
         return found if found is not None else self.model.id_to_token(token_id)
 
+    def pre_tokenize(self, text: str) -> list[tuple[str, tuple[int, int]]]:
+        """The words the model sees: each normalized word with its original span
+        (added tokens left out), like upstream's ``pre_tokenize_str`` after normalization."""
+        return [(p.text.text, p.text.original_span(0, len(p.text)))
+                for p in self._pre_tokenized(text) if p.text is not None]
+
+    def is_special(self, token: str) -> bool:
+        """True for the content of a special added token (what decode skips)."""
+        return self.added.is_special(token)
+
     def vocab_size(self) -> int:
         """Model strings plus added tokens not already in the model."""
         extra = sum(1 for t in self.added.content_to_id if self.model.token_to_id(t) is None)
