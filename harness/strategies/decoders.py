@@ -14,7 +14,7 @@ from typing import Any, Final
 from hypothesis import strategies as st
 
 from harness.strategies import profile as shares
-from harness.strategies._weights import weighted
+from harness.strategies._weights import chance, weighted
 from harness.strategies.alphabet import METASPACE
 from harness.strategies.components import metaspace, metaspaces, replace
 from harness.strategies.profile import DEFAULT_PROFILE, DecoderKind, Profile
@@ -47,26 +47,26 @@ def llama_decoder() -> JSON:
     return sequence(llama_steps())
 
 
-#: Steps a perturbation may add or substitute (safe ones; Strip with stop>=1 is separate).
-SAFE_STEPS: Final[tuple[JSON, ...]] = (
+#: Steps a perturbation may add or substitute.
+STEPS: Final[tuple[JSON, ...]] = (
     replace(METASPACE, " "), byte_fallback(), fuse(), strip(), strip(0, 0), strip(2, 0),
     metaspace("always", True), replace(" ", ""),
 )
-#: Strip windows that panic upstream on short tokens / when start and stop cross.
+#: Strip windows that panic upstream: ``stop=1`` on an empty token (the ``[""]`` Fuse makes
+#: of an empty decode), ``start=1, stop=1`` on a lone ``" "`` (notes §5.2).
 HAZARD_STEPS: Final[tuple[JSON, ...]] = (strip(0, 1), strip(1, 1))
-
-
-def steps(strip_hazard: int = shares.STRIP_HAZARD) -> st.SearchStrategy[JSON]:
-    """A decoder step; a panicking Strip with probability ``strip_hazard`` per thousand."""
-    return weighted({False: 1000 - strip_hazard, True: strip_hazard}).flatmap(
-        lambda hazard: st.sampled_from(HAZARD_STEPS if hazard else SAFE_STEPS))
 
 
 @st.composite
 def perturbed(draw: st.DrawFn, strip_hazard: int = shares.STRIP_HAZARD) -> JSON:
-    """One of the two reproduced shapes with one perturbation (always a Sequence)."""
-    chain = draw(st.sampled_from([llama_steps(), [byte_fallback()]]))
-    chain = list(chain)
+    """One of the two reproduced shapes with one perturbation (always a Sequence).
+
+    With probability ``strip_hazard`` per thousand the perturbation is the one that makes
+    upstream panic at decode: Llama's chain with its Strip window changed (after Fuse).
+    """
+    if draw(chance(strip_hazard)):
+        return sequence([*llama_steps()[:3], draw(st.sampled_from(HAZARD_STEPS))])
+    chain = list(draw(st.sampled_from([llama_steps(), [byte_fallback()]])))
     how = draw(weighted(shares.PERTURBATION))
     i = draw(st.integers(0, len(chain) - 1))
     if how == "drop":
@@ -78,11 +78,9 @@ def perturbed(draw: st.DrawFn, strip_hazard: int = shares.STRIP_HAZARD) -> JSON:
     elif how == "repeat":
         chain.insert(i, chain[i])
     elif how == "replace":
-        hazard = draw(weighted({False: 1000 - strip_hazard, True: strip_hazard}))
-        pool = [s for s in (HAZARD_STEPS if hazard else SAFE_STEPS) if s != chain[i]]
-        chain[i] = draw(st.sampled_from(pool))
+        chain[i] = draw(st.sampled_from([step for step in STEPS if step != chain[i]]))
     else:  # add (also "swap" on a one-step chain)
-        chain.insert(draw(st.integers(0, len(chain))), draw(steps(strip_hazard)))
+        chain.insert(draw(st.integers(0, len(chain))), draw(st.sampled_from(STEPS)))
     return sequence(chain)
 
 

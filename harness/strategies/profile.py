@@ -138,8 +138,9 @@ DECODER: Final[Mapping[DecoderKind, int]] = {
 }
 PERTURBATION: Final[Mapping[str, int]] = {"drop": 20, "swap": 20, "repeat": 20, "add": 20,
                                           "replace": 20}
-#: Per thousand, inside a perturbation's step pool: a Strip with ``stop >= 1`` (panics
-#: upstream on a token shorter than ``stop`` and when the windows cross).
+#: Per thousand of perturbed decoders: Llama's chain with its Strip window changed to
+#: ``stop=1`` (upstream panics decoding an empty run after Fuse, and on a lone " " when
+#: start and stop cross).
 STRIP_HAZARD: Final = 60
 ADDED_TOKENS: Final[Mapping[AddedTokensKind, int]] = {
     "none": 30, "llama": 35, "llama+extras": 20, "extras": 15,
