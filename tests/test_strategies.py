@@ -276,6 +276,33 @@ def test_upstream_loads_every_document_or_fails_on_a_declared_hazard(case: Case)
 
 @pytest.mark.upstream
 @QUIET
+@given(cases())
+def test_upstream_fails_on_inputs_only_where_a_case_invites_it(case: Case) -> None:
+    """Encode refuses only for a dangling unk_token; decode panics only on a Strip hazard."""
+    pytest.importorskip("tokenizers")
+    from harness.outcome import Crashed, Refused
+    from harness.subjects import upstream
+
+    handle = upstream.load(case.document_json())
+    if not isinstance(handle, upstream.Handle):
+        return
+    labels = features(case)
+    for text in case.texts:
+        outcome = upstream.encode(handle, text)
+        if isinstance(outcome, Refused):
+            assert "unk:dangling" in labels
+            assert outcome.rule.startswith("Unk token `")
+        assert not isinstance(outcome, Crashed), outcome
+    for run in case.id_runs:
+        for skip in (True, False):
+            outcome = upstream.decode(handle, run, skip_special_tokens=skip)
+            assert not isinstance(outcome, Refused), outcome
+            if isinstance(outcome, Crashed):
+                assert "decoder:strip-hazard" in labels and outcome.kind == "panic", outcome
+
+
+@pytest.mark.upstream
+@QUIET
 @given(cases(hazards=False))
 def test_upstream_loads_every_document_without_hazards(case: Case) -> None:
     pytest.importorskip("tokenizers")
