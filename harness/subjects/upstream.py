@@ -22,6 +22,7 @@ from __future__ import annotations
 import contextlib
 import os
 import re
+import threading
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Final, TypeVar
@@ -63,20 +64,37 @@ def is_panic(error: BaseException) -> bool:
     return kind.__name__ == "PanicException" and kind.__module__ == "pyo3_runtime"
 
 
-@contextlib.contextmanager
-def _quiet_stderr() -> Iterator[None]:
-    if not QUIET_PANICS:
-        yield
-        return
-    saved = os.dup(2)
-    devnull = os.open(os.devnull, os.O_WRONLY)
-    try:
-        os.dup2(devnull, 2)
-        yield
-    finally:
-        os.dup2(saved, 2)
-        os.close(saved)
-        os.close(devnull)
+class _StderrSilencer:
+    """fd 2 -> /dev/null while any call runs; reference-counted, so threads may overlap."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._depth = 0
+        self._saved = -1
+
+    @contextlib.contextmanager
+    def __call__(self) -> Iterator[None]:
+        if not QUIET_PANICS:
+            yield
+            return
+        with self._lock:
+            if self._depth == 0:
+                self._saved = os.dup(2)
+                devnull = os.open(os.devnull, os.O_WRONLY)
+                os.dup2(devnull, 2)
+                os.close(devnull)
+            self._depth += 1
+        try:
+            yield
+        finally:
+            with self._lock:
+                self._depth -= 1
+                if self._depth == 0:
+                    os.dup2(self._saved, 2)
+                    os.close(self._saved)
+
+
+_quiet_stderr = _StderrSilencer()
 
 
 def _call(operation: Callable[[], R]) -> R | Refused | Crashed:
