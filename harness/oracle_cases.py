@@ -1,6 +1,7 @@
 """The hand-chosen INPUTS of the oracle files (``oracles/*.json``): tokenizer.json
-documents (inline, or fixtures written under ``fixtures/``), texts, id runs, and the flags
-naming what each row exercises.
+documents (inline, fixtures written under ``fixtures/``, or real-model fixtures built at
+run time by ``harness.real_models``), texts (hand-chosen, or the committed real-model
+corpus), id runs, and the flags naming what each row exercises.
 
 Nothing here is an output. Every observed value in an oracle file comes from running
 ``tokenizers`` on these inputs (``harness.oracles``); the replay tests then check the
@@ -12,8 +13,10 @@ Ids of stable rows never change meaning: to probe something new, add a row with 
 from __future__ import annotations
 
 import copy
+import json
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Literal
 
 METASPACE = "\u2581"  # '▁'
@@ -90,6 +93,12 @@ RULE_FLAGS: dict[str, str] = {
     "continuing_subword_prefix (upstream panics).",
     "strip-decoder-short-token": "A Strip decoder whose windows cross or overrun a short "
     "token (upstream panics).",
+    # Real models (mistral_v0_1.json).
+    "real-model-corpus": "A text of the committed real-model corpus (fixtures/corpus/"
+    "real_model_corpus.json; the row id is the corpus entry's id), encoded with "
+    "add_special_tokens=True by the real Mistral v0.1 tokenizer.json.",
+    "real-model-mistral-v0.1": "The real Mistral v0.1 tokenizer.json, built at run time "
+    "from the mistral-common 1.13.1 wheel (harness/real_models.py) and pinned by sha256.",
 }
 
 #: Class ids of harness/divergences.yaml that oracle rows name, with a short meaning.
@@ -138,12 +147,15 @@ FLAGS: dict[str, str] = {**RULE_FLAGS, **CLASS_FLAGS}
 
 @dataclass(frozen=True)
 class TokenizerSpec:
-    """One tokenizer.json of an oracle file: inline, or a fixture file (path from the
-    repository root). ``flags`` go on its ``<name>-load`` row."""
+    """One tokenizer.json of an oracle file: inline, a fixture file (path from the
+    repository root), or a built fixture (a name of ``harness.real_models``: built at run
+    time into .build/fixtures/, never committed). ``flags`` go on its ``<name>-load``
+    row."""
 
     name: str
     document: Document | None = None
     fixture: str | None = None
+    built_fixture: str | None = None
     flags: tuple[str, ...] = ()
     comment: str = ""
 
@@ -163,11 +175,17 @@ class RowSpec:
 
 @dataclass(frozen=True)
 class OracleSpec:
+    """One oracle file. ``inputs``: where its inputs live (the header's ``inputs``).
+    ``packed``: encode outcomes are written in the packed form (ids, spans and the special
+    mask as strings; tokens left out when they are the vocabulary strings of the ids)."""
+
     name: str
     title: str
     description: str
     tokenizers: tuple[TokenizerSpec, ...]
     rows: tuple[RowSpec, ...] = field(default=())
+    inputs: str = "harness/oracle_cases.py"
+    packed: bool = False
 
 
 # ---------------------------------------------------------------------------
@@ -786,6 +804,56 @@ def _panics_spec() -> OracleSpec:
     )
 
 
+# ---------------------------------------------------------------------------
+# mistral_v0_1.json: the real Mistral v0.1 file over the committed corpus
+# ---------------------------------------------------------------------------
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+REAL_CORPUS = "fixtures/corpus/real_model_corpus.json"
+MISTRAL_V0_1 = "mistral-v0.1"
+
+
+def real_corpus(path: Path | None = None) -> list[tuple[str, str]]:
+    """(id, text) of every entry of the committed real-model corpus, in file order."""
+    source = path if path is not None else REPO_ROOT / REAL_CORPUS
+    entries = json.loads(source.read_text(encoding="utf-8"))
+    if not isinstance(entries, list):
+        raise ValueError(f"{REAL_CORPUS}: expected a list of entries")
+    return [(str(entry["id"]), str(entry["text"])) for entry in entries]
+
+
+def _mistral_spec() -> OracleSpec:
+    rows = tuple(
+        RowSpec(entry_id, MISTRAL_V0_1, "encode", text,
+                flags=("real-model-corpus", "template-special-spans"))
+        for entry_id, text in real_corpus())
+    return OracleSpec(
+        name="mistral_v0_1",
+        title="The real Mistral v0.1 tokenizer.json over the committed real-model corpus",
+        description=(
+            "Upstream's encoding (ids, tokens, spans, special mask) of every text of "
+            "fixtures/corpus/real_model_corpus.json (row id = corpus entry id, "
+            "add_special_tokens=True), and the decode of those ids with "
+            "skip_special_tokens true and false. The tokenizer is referenced by its "
+            "built-fixture name and sha256, not inlined: harness/real_models.py builds it "
+            "from the mistral-common 1.13.1 wheel. Encodings are packed: ids and spans "
+            "(start:end) space-separated, the special mask as a string of 0/1; tokens are "
+            "left out when they are the vocabulary strings of the ids (checked against "
+            "upstream's tokens at generation). The BOS the template adds is at (-1, -1) "
+            "in the reference and (0, 0) upstream: intended class template-special-spans."),
+        tokenizers=(
+            TokenizerSpec(MISTRAL_V0_1, built_fixture=MISTRAL_V0_1,
+                          flags=("real-model-mistral-v0.1", "llama-prepend",
+                                 "llama-template", "llama-decoder-chain"),
+                          comment="python -m harness.real_models mistral-v0.1 builds it"),
+        ),
+        rows=rows,
+        inputs=REAL_CORPUS,
+        packed=True,
+    )
+
+
 def oracle_specs() -> tuple[OracleSpec, ...]:
-    """Every oracle file generated from hand-chosen inputs (divergences.json aside)."""
-    return (_bf_spec(), _llama_spec(), _metaspace_spec(), _panics_spec())
+    """Every oracle file generated from inputs (divergences.json aside): hand-chosen ones,
+    and the real Mistral v0.1 file over the committed corpus."""
+    return (_bf_spec(), _llama_spec(), _metaspace_spec(), _panics_spec(), _mistral_spec())

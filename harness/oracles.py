@@ -1,15 +1,34 @@
 """Oracle files (``oracles/*.json``): generation, replay, ``--check`` and drift.
 
 An oracle file pins what ``tokenizers`` does on hand-chosen inputs
-(``harness.oracle_cases``; ``oracles/divergences.json``: the witness of each intended
+(``harness.oracle_cases``; ``oracles/mistral_v0_1.json``: the real Mistral v0.1 file over
+the committed real-model corpus; ``oracles/divergences.json``: the witness of each intended
 divergence class, adopted from a conformance report). Format (design §4, JSON Schema in
 ``oracles/schema/oracle.schema.json``)::
 
     {"name", "title", "description",
-     "header": {"tokenizers", "python", "unicode", "generator", "fixtures": {path: sha256}},
+     "header": {"tokenizers", "python", "unicode", "generator", "inputs",
+                "fixtures": {path: sha256},
+                "built_fixtures": {name: sha256}},  # only when a tokenizer is built
      "flags": {flag: meaning},                  # every flag the rows use, declared once
-     "tokenizers": {name: {"document": {...}} | {"fixture": path, "sha256": ...}},
+     "tokenizers": {name: {"document": {...}} | {"fixture": path, "sha256": ...}
+                          | {"built_fixture": name, "sha256": ...}},
      "cases": [row, ...]}
+
+A ``built_fixture`` is a real-model tokenizer.json that ``harness.real_models`` builds at
+run time into .build/fixtures/ (never committed: it is megabytes); the file pins its name
+and sha256. Generation builds it; the replay only reads the cached build (it has no
+``tokenizers`` to build with) and reports its rows ``unavailable`` when it is not there.
+
+Encode outcomes come in two spellings: the plain one (lists), and the *packed* one that
+files with many rows use (``OracleSpec.packed``)::
+
+    {"outcome": "encoded", "ids": "1 22557 1526", "spans": "0:0 0:5 5:11",
+     "special_mask": "100", "tokens": [...]}    # tokens only when not derivable
+
+``tokens`` is left out when upstream's tokens are the vocabulary strings of the ids (the
+model vocabulary, overridden by the added tokens): checked against upstream's own tokens
+at generation, derived again from the document at replay.
 
 Rows (``cases``), each with a stable ``id`` and ``flags``:
 
@@ -36,13 +55,14 @@ from __future__ import annotations
 import hashlib
 import json
 import platform
+import re
 import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from . import oracle_cases
+from . import oracle_cases, real_models
 from .canonical import canonical_json, canonical_yaml, read_yaml, write_atomic
 from .case import Case
 from .classify import classify, load_registry
@@ -78,19 +98,142 @@ def generator_command(version: str) -> str:
     return f"nox -s oracles -- --reference {version} --accept"
 
 
-def environment(version: str, fixtures: Mapping[str, str]) -> Json:
-    return {
+def environment(version: str, fixtures: Mapping[str, str], *,
+                inputs: str = "harness/oracle_cases.py",
+                built_fixtures: Mapping[str, str] | None = None) -> Json:
+    header: Json = {
         "tokenizers": version,
         "python": platform.python_version(),
         "unicode": unicodedata.unidata_version,
         "generator": generator_command(version),
-        "inputs": "harness/oracle_cases.py",
+        "inputs": inputs,
         "fixtures": dict(sorted(fixtures.items())),
     }
+    if built_fixtures:
+        header["built_fixtures"] = dict(sorted(built_fixtures.items()))
+    return header
 
 
 def sha256_text(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def built_fixture_text(name: str, *, build: bool = False) -> str:
+    """The text of built fixture ``name`` (``harness.real_models``). ``build``: build it
+    when it is not cached (needs network for pip and ``tokenizers``); otherwise only the
+    cached, sha256-verified build is read. Raises ``real_models.FixtureError``."""
+    if build:
+        path = real_models.build_fixture(name)
+    else:
+        spec = real_models.SPECS.get(name)
+        if spec is None:
+            raise real_models.FixtureError(f"unknown built fixture {name!r}; known: "
+                                           f"{', '.join(real_models.FIXTURES)}")
+        path = real_models._output_path(real_models.DEFAULT_CACHE_DIR, spec)
+        if not path.is_file():
+            raise real_models.FixtureError(
+                f"built fixture {name} is not in {real_models.DEFAULT_CACHE_DIR} "
+                f"(python -m harness.real_models {name} builds it)")
+        real_models.verify_sha256(path, spec.output_sha256, what=f"built fixture {name}")
+    return path.read_text(encoding="utf-8")
+
+
+def build_fixtures(names: Iterable[str]) -> str | None:
+    """Build (or find in the cache) every named built fixture: None when all are there,
+    else why one cannot be built here (tests skip with it)."""
+    for name in sorted(set(names)):
+        try:
+            real_models.build_fixture(name)
+        except real_models.FixtureError as exc:
+            return f"built fixture {name} cannot be built here: {exc}"
+    return None
+
+
+def built_fixtures_of(data: Mapping[str, Any]) -> list[str]:
+    """The built fixtures an oracle file's tokenizers name."""
+    return sorted({str(entry["built_fixture"])
+                   for entry in (data.get("tokenizers") or {}).values()
+                   if "built_fixture" in entry})
+
+
+# ---------------------------------------------------------------------------
+# Packed encode outcomes
+# ---------------------------------------------------------------------------
+
+_PACKED_IDS = re.compile(r"(?:0|[1-9][0-9]*)(?: (?:0|[1-9][0-9]*))*")
+_PACKED_SPANS = re.compile(r"-?[0-9]+:-?[0-9]+(?: -?[0-9]+:-?[0-9]+)*")
+_PACKED_MASK = re.compile(r"[01]*")
+
+
+def token_strings(document: Mapping[str, Any]) -> dict[int, str]:
+    """id -> token string: the model vocabulary, overridden by the added tokens (how
+    upstream names the token of an id)."""
+    model = document.get("model") or {}
+    vocab = model.get("vocab") if isinstance(model, dict) else None
+    out: dict[int, str] = {}
+    if isinstance(vocab, dict):
+        out.update({int(i): str(token) for token, i in vocab.items()})
+    for added in document.get("added_tokens") or []:
+        out[int(added["id"])] = str(added["content"])
+    return out
+
+
+def is_packed(outcome: Any) -> bool:
+    return (isinstance(outcome, dict) and outcome.get("outcome") == "encoded"
+            and isinstance(outcome.get("ids"), str))
+
+
+def pack_encoded(outcome: Json, tokens_of: Mapping[int, str]) -> Json:
+    """The packed spelling of an ``encoded`` outcome (others are returned as they are)."""
+    if outcome.get("outcome") != "encoded":
+        return outcome
+    ids = [int(i) for i in outcome["ids"]]
+    packed: Json = {
+        "outcome": "encoded",
+        "ids": " ".join(map(str, ids)),
+        "spans": " ".join(f"{int(s)}:{int(e)}" for s, e in outcome["spans"]),
+        "special_mask": "".join(str(int(m)) for m in outcome["special_mask"]),
+    }
+    if [tokens_of.get(i) for i in ids] != list(outcome["tokens"]):
+        packed["tokens"] = list(outcome["tokens"])
+    return packed
+
+
+def unpack_encoded(outcome: Json, tokens_of: Mapping[int, str]) -> Json:
+    """The plain spelling of a packed ``encoded`` outcome (others are returned as they
+    are). Raises ValueError on a malformed or non-canonical packed outcome."""
+    if not is_packed(outcome):
+        return outcome
+    extra = sorted(set(outcome) - {"outcome", "ids", "spans", "special_mask", "tokens"})
+    if extra:
+        raise ValueError(f"unknown keys {extra}")
+    fields = {key: outcome.get(key) for key in ("ids", "spans", "special_mask")}
+    for key, pattern in (("ids", _PACKED_IDS), ("spans", _PACKED_SPANS),
+                         ("special_mask", _PACKED_MASK)):
+        value = fields[key]
+        if not isinstance(value, str) or (value and not pattern.fullmatch(value)):
+            raise ValueError(f"{key} is not a packed {key} string: {str(value)[:80]!r}")
+    ids = [int(i) for i in str(fields["ids"]).split()]
+    spans = [[int(x) for x in pair.split(":")] for pair in str(fields["spans"]).split()]
+    mask = [int(m) for m in str(fields["special_mask"])]
+    if not len(ids) == len(spans) == len(mask):
+        raise ValueError(f"{len(ids)} ids, {len(spans)} spans and {len(mask)} special-mask "
+                         "entries")
+    if "tokens" in outcome:
+        tokens = outcome["tokens"]
+        if not isinstance(tokens, list) or len(tokens) != len(ids):
+            raise ValueError("tokens must be a list with one string per id")
+    else:
+        missing = [i for i in ids if i not in tokens_of]
+        if missing:
+            raise ValueError(f"id {missing[0]} names no token of the tokenizer")
+        tokens = [tokens_of[i] for i in ids]
+    plain: Json = {"outcome": "encoded", "ids": ids, "tokens": list(tokens), "spans": spans,
+                   "special_mask": mask}
+    if pack_encoded(plain, tokens_of) != outcome:
+        raise ValueError("not in the canonical packed form (tokens are written only when "
+                         "they are not the vocabulary strings of the ids)")
+    return plain
 
 
 def document_json(document: Json) -> str:
@@ -150,16 +293,26 @@ def generate_all(root: Path) -> Generated:
 
 
 def _tokenizer_entry(spec: TokenizerSpec, fixtures: Mapping[str, str]
-                     ) -> tuple[Json, Json]:
-    """(the file's ``tokenizers`` entry, the document)."""
+                     ) -> tuple[Json, Json, str]:
+    """(the file's ``tokenizers`` entry, the document, the text both subjects load)."""
     entry: Json = {"comment": spec.comment} if spec.comment else {}
+    if spec.built_fixture is not None:
+        try:
+            text = built_fixture_text(spec.built_fixture, build=True)
+        except real_models.FixtureError as exc:
+            raise real_models.FixtureError(
+                f"tokenizer {spec.name} needs the built fixture {spec.built_fixture}, "
+                f"which could not be built: {exc}") from exc
+        entry.update({"built_fixture": spec.built_fixture, "sha256": sha256_text(text)})
+        return entry, json.loads(text), text
     if spec.fixture is not None:
         text = fixtures[spec.fixture]
         entry.update({"fixture": spec.fixture, "sha256": sha256_text(text)})
-        return entry, json.loads(text)
+        document = json.loads(text)
+        return entry, document, document_json(document)
     assert spec.document is not None, spec.name
     entry["document"] = spec.document
-    return entry, spec.document
+    return entry, spec.document, document_json(spec.document)
 
 
 def _row_input(row: RowSpec) -> Json:
@@ -174,17 +327,23 @@ def generate_oracle(spec: OracleSpec, fixtures: Mapping[str, str], version: str)
 
     tokenizers: Json = {}
     handles: dict[str, Any] = {}
+    tokens_of: dict[str, dict[int, str]] = {}
     cases: list[Json] = []
     used_fixtures: dict[str, str] = {}
+    built: dict[str, str] = {}
     names = [t.name for t in spec.tokenizers]
     if len(set(names)) != len(names):
         raise ValueError(f"{spec.name}: duplicate tokenizer names")
     for tok in spec.tokenizers:
-        entry, document = _tokenizer_entry(tok, fixtures)
+        entry, document, text = _tokenizer_entry(tok, fixtures)
         tokenizers[tok.name] = entry
         if tok.fixture is not None:
             used_fixtures[tok.fixture] = entry["sha256"]
-        handle = upstream.load(document_json(document))
+        if tok.built_fixture is not None:
+            built[tok.built_fixture] = entry["sha256"]
+        if spec.packed:
+            tokens_of[tok.name] = token_strings(document)
+        handle = upstream.load(text)
         handles[tok.name] = handle
         load = handle if isinstance(handle, Refused | Crashed) else Loaded()
         cases.append(_row(f"{tok.name}-load", "load", tok.name, tok.flags,
@@ -197,6 +356,8 @@ def generate_oracle(spec: OracleSpec, fixtures: Mapping[str, str], version: str)
             enc = handle if isinstance(handle, Refused | Crashed) else upstream.encode(
                 handle, row.text, add_special_tokens=row.add_special_tokens, pair=row.pair)
             observed["encode"] = outcome_to_json(enc)
+            if spec.packed:
+                observed["encode"] = pack_encoded(observed["encode"], tokens_of[row.tokenizer])
             ids: tuple[int, ...] | None = enc.ids if isinstance(enc, Encoded) else None
         else:
             ids = row.ids
@@ -215,7 +376,8 @@ def generate_oracle(spec: OracleSpec, fixtures: Mapping[str, str], version: str)
         "name": spec.name,
         "title": spec.title,
         "description": spec.description,
-        "header": environment(version, used_fixtures),
+        "header": environment(version, used_fixtures, inputs=spec.inputs,
+                              built_fixtures=built),
         "flags": flag_meanings(f for c in cases for f in c["flags"]),
         "tokenizers": tokenizers,
         "cases": cases,
@@ -379,7 +541,9 @@ class Problem:
     """One replay finding on one row. ``kind``: ``unexplained`` (no class explains the
     difference), ``unflagged`` (a class explains it but the row does not name it),
     ``not-observed`` (a class the row names no longer shows), ``input`` (the row's
-    inputs are inconsistent, e.g. a fixture changed since generation)."""
+    inputs are inconsistent, e.g. a fixture changed since generation, or a malformed
+    packed outcome), ``unavailable`` (the built fixture its tokenizer names is not built
+    here: the row was not replayed)."""
 
     file: str
     case_id: str
@@ -399,16 +563,41 @@ def _failed(handle: object) -> bool:
     return isinstance(handle, Refused | Crashed)
 
 
+@dataclass(frozen=True)
+class TokenizerFile:
+    """A tokenizer of an oracle file: its document and the text both subjects load (the
+    built fixture's own text; otherwise ``document_json`` of the document)."""
+
+    document: Json
+    text: str
+
+
 def resolve_documents(data: Json, root: Path, fixtures: Mapping[str, str] | None = None
-                      ) -> tuple[dict[str, Json], list[tuple[str, str]]]:
-    """The tokenizer documents of a file, and (tokenizer, message) for each fixture whose
-    content no longer matches the sha256 pinned with it. ``fixtures`` (path -> text)
-    stands in for the files under ``root`` (a regeneration not yet written)."""
-    documents: dict[str, Json] = {}
-    problems: list[tuple[str, str]] = []
+                      ) -> tuple[dict[str, TokenizerFile], list[tuple[str, str, str]]]:
+    """The tokenizers of a file, and (tokenizer, problem kind, message) for each fixture
+    whose content no longer matches the sha256 pinned with it (``input``) or that is
+    not built here (``unavailable``). ``fixtures`` (path -> text) stands in for the
+    files under ``root`` (a regeneration not yet written). Built fixtures are read from
+    the build cache, never built."""
+    documents: dict[str, TokenizerFile] = {}
+    problems: list[tuple[str, str, str]] = []
     for name, entry in (data.get("tokenizers") or {}).items():
         if "document" in entry:
-            documents[name] = entry["document"]
+            documents[name] = TokenizerFile(entry["document"],
+                                            document_json(entry["document"]))
+            continue
+        if "built_fixture" in entry:
+            built = str(entry["built_fixture"])
+            try:
+                text = built_fixture_text(built)
+            except real_models.FixtureError as exc:
+                problems.append((name, "unavailable", f"not replayed: {exc}"))
+                continue
+            if sha256_text(text) != entry["sha256"]:
+                problems.append((name, "input", f"built fixture {built} is not the one the "
+                                                "oracle was generated with (sha256 "
+                                                "differs): regenerate"))
+            documents[name] = TokenizerFile(json.loads(text), text)
             continue
         path = root / entry["fixture"]
         if fixtures is not None and entry["fixture"] in fixtures:
@@ -416,12 +605,14 @@ def resolve_documents(data: Json, root: Path, fixtures: Mapping[str, str] | None
         elif path.is_file():
             text = path.read_text(encoding="utf-8")
         else:
-            problems.append((name, f"fixture {entry['fixture']} is missing"))
+            problems.append((name, "input", f"fixture {entry['fixture']} is missing"))
             continue
         if sha256_text(text) != entry["sha256"]:
-            problems.append((name, f"fixture {entry['fixture']} changed since the oracle "
-                                   "was generated (sha256 differs): regenerate"))
-        documents[name] = json.loads(text)
+            problems.append((name, "input", f"fixture {entry['fixture']} changed since the "
+                                            "oracle was generated (sha256 differs): "
+                                            "regenerate"))
+        document = json.loads(text)
+        documents[name] = TokenizerFile(document, document_json(document))
     return documents, problems
 
 
@@ -475,22 +666,24 @@ def replay_file(data: Json, root: Path = REPO_ROOT, file: str = "",
     if not rows:
         return judge.problems
     documents, fixture_problems = resolve_documents(data, root, fixtures)
-    broken = dict(fixture_problems)
+    broken = {name: (kind, message) for name, kind, message in fixture_problems}
     by_tokenizer: dict[str, list[Json]] = {}
     for row in rows:
         by_tokenizer.setdefault(str(row["tokenizer"]), []).append(row)
     for name, tok_rows in by_tokenizer.items():
         if name in broken or name not in documents:
-            message = broken.get(name, f"tokenizer {name!r} is not declared")
-            judge.problems.extend(Problem(file, str(r["id"]), "input", message)
+            kind, message = broken.get(name, ("input", f"tokenizer {name!r} is not declared"))
+            judge.problems.extend(Problem(file, str(r["id"]), kind, message)
                                   for r in tok_rows)
             continue
         _replay_tokenizer(judge, documents[name], tok_rows)
     return judge.problems
 
 
-def _replay_tokenizer(judge: _Judge, document: Json, rows: list[Json]) -> None:
-    text = document_json(document)
+def _replay_tokenizer(judge: _Judge, tokenizer: TokenizerFile, rows: list[Json]) -> None:
+    document, text = tokenizer.document, tokenizer.text
+    tokens_of = (token_strings(document)
+                 if any(is_packed(r["upstream"].get("encode")) for r in rows) else {})
     load_rows = [r for r in rows if r["kind"] == "load"]
     if len(load_rows) != 1:
         for r in rows:
@@ -515,7 +708,12 @@ def _replay_tokenizer(judge: _Judge, document: Json, rows: list[Json]) -> None:
             text_in, add, pair = inp["text"], bool(inp["add_special_tokens"]), inp["pair"]
             case = Case(document, texts=(text_in,) if pair is None else (),
                         pairs=((text_in, pair),) if pair is not None else ())
-            up_enc = outcome_from_json(observed["encode"])
+            try:
+                up_enc = outcome_from_json(unpack_encoded(observed["encode"], tokens_of))
+            except (ValueError, KeyError, TypeError) as exc:
+                judge.problems.append(Problem(judge.file, str(row["id"]), "input",
+                                              f"encode: malformed packed outcome: {exc}"))
+                continue
             ref_enc = handle if _failed(handle) else reference.encode(
                 handle, text_in, add_special_tokens=add, pair=pair)
             options: tuple[tuple[str, Any], ...] = (("add_special_tokens", add),)

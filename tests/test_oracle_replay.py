@@ -7,6 +7,11 @@ upstream outcomes come from the files). A difference between the reference and a
 upstream outcome passes only when a divergence class named in the row's ``flags``
 explains it (``harness/divergences.yaml``), and every class a row names must still show.
 Each row is its own test, named by file and case id.
+
+Built fixtures (the real Mistral v0.1 tokenizer.json of ``mistral_v0_1.json``) are built
+in THIS process first (it may have tokenizers and network); the child only reads the
+verified build from the cache. When one cannot be built here, its rows skip with the
+reason; when it was built but the child still cannot read it, they fail.
 """
 
 from __future__ import annotations
@@ -41,15 +46,18 @@ from harness.oracles import oracle_files, replay_file
 
 root = Path(sys.argv[1])
 problems = []
+unavailable = []
 rows = []
 for path in oracle_files(root):
     rel = path.relative_to(root).as_posix()
     data = json.loads(path.read_text(encoding="utf-8"))
     rows += [[rel, row["id"]] for row in data["cases"]]
-    problems += [[rel, p.case_id, str(p)] for p in replay_file(data, root, rel)]
+    for p in replay_file(data, root, rel):
+        (unavailable if p.kind == "unavailable" else problems).append([rel, p.case_id, str(p)])
 print(json.dumps({
     "rows": rows,
     "problems": problems,
+    "unavailable": unavailable,
     "tokenizers_blocked": sys.modules.get("tokenizers", "absent") is None,
     "upstream_subject_imported": "harness.subjects.upstream" in sys.modules,
     "implementation": implementation.__name__,
@@ -57,7 +65,24 @@ print(json.dumps({
 """
 
 
+@cache
+def built_fixture_skip_reason() -> str | None:
+    """Build every built fixture the committed oracles name (in this process); None when
+    all are there, else why not (their rows skip with it)."""
+    from harness.oracles import build_fixtures, built_fixtures_of
+
+    return build_fixtures(n for path in ORACLES
+                          for n in built_fixtures_of(json.loads(path.read_text(encoding="utf-8"))))
+
+
+def needs_built_fixtures() -> None:
+    reason = built_fixture_skip_reason()
+    if reason is not None:
+        pytest.skip(reason)
+
+
 def run_replay(root: Path) -> dict[str, Any]:
+    built_fixture_skip_reason()  # the child reads them from the cache, never builds
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(
         [str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])])}
     done = subprocess.run([sys.executable, "-c", REPLAY_SCRIPT, str(root)], cwd=ROOT, env=env,
@@ -112,9 +137,25 @@ def test_implementation_imports_without_tokenizers() -> None:
 
 @pytest.mark.parametrize(("file", "case_id"), ROW_IDS, ids=[f"{f[8:-5]}:{i}" for f, i in ROW_IDS])
 def test_oracle_row_replays(file: str, case_id: str) -> None:
-    problems = [message for f, i, message in committed_replay()["problems"]
+    result = committed_replay()
+    unavailable = [message for f, i, message in result["unavailable"]
+                   if (f, i) == (file, case_id)]
+    if unavailable:
+        needs_built_fixtures()
+        pytest.fail("built here, yet the replay could not read it: " + unavailable[0])
+    problems = [message for f, i, message in result["problems"]
                 if (f, i) == (file, case_id)]
     assert not problems, "\n".join(problems)
+
+
+def test_the_mistral_oracle_replays_every_corpus_text() -> None:
+    needs_built_fixtures()
+    rows = [i for f, i in ROW_IDS if f == "oracles/mistral_v0_1.json"]
+    assert len(rows) == 1 + len(json.loads(
+        (ROOT / "fixtures/corpus/real_model_corpus.json").read_text(encoding="utf-8")))
+    result = committed_replay()
+    assert not [u for u in result["unavailable"] if u[0] == "oracles/mistral_v0_1.json"]
+    assert not [p for p in result["problems"] if p[0] == "oracles/mistral_v0_1.json"]
 
 
 def _copy_repo_oracles(tmp_path: Path) -> Path:
@@ -170,6 +211,41 @@ def test_a_flagged_class_that_no_longer_shows_fails(tmp_path: Path) -> None:
                     encoding="utf-8")
     messages = [m for _, i, m in run_replay(root)["problems"] if i == row["id"]]
     assert any("template-special-spans" in m and "no longer shows" in m for m in messages)
+
+
+def test_hand_edited_mistral_values_fail_naming_the_row(tmp_path: Path) -> None:
+    """A changed id, decode text or span in the packed rows of mistral_v0_1.json, and a
+    malformed packed value: each fails naming its row (corpus entry id), nothing else."""
+    needs_built_fixtures()
+    root = _copy_repo_oracles(tmp_path)
+    path = root / "oracles" / "mistral_v0_1.json"
+    data = json.loads(path.read_text(encoding="utf-8"))
+    rows = {row["id"]: row for row in data["cases"] if row["kind"] == "encode"}
+    id_edit, decode_edit, span_edit, malformed = sorted(rows)[:4]
+    ids = rows[id_edit]["upstream"]["encode"]["ids"].split()
+    ids[1] = str(int(ids[1]) + 1)
+    rows[id_edit]["upstream"]["encode"]["ids"] = " ".join(ids)
+    rows[decode_edit]["upstream"]["decode_keep_special"]["text"] += " "
+    spans = rows[span_edit]["upstream"]["encode"]["spans"].split()
+    end = int(spans[-1].split(":")[1])
+    spans[-1] = f"{spans[-1].split(':')[0]}:{end + 1}"
+    rows[span_edit]["upstream"]["encode"]["spans"] = " ".join(spans)
+    rows[malformed]["upstream"]["encode"]["special_mask"] += "0"
+    path.write_text(json.dumps(data, ensure_ascii=False, indent=2, sort_keys=True) + "\n",
+                    encoding="utf-8")
+    result = run_replay(root)
+    assert not result["unavailable"]
+    by_row: dict[str, list[str]] = {}
+    for _, case_id, message in result["problems"]:
+        by_row.setdefault(case_id, []).append(message)
+    assert set(by_row) == {id_edit, decode_edit, span_edit, malformed}
+    for case_id, messages in by_row.items():
+        assert all(f"oracles/mistral_v0_1.json: case {case_id}: " in m for m in messages)
+    assert any("encode" in m and "no intended class explains it" in m for m in by_row[id_edit])
+    assert any("decode_keep_special" in m and "no intended class explains it" in m
+               for m in by_row[decode_edit])
+    assert any("tier spans" in m for m in by_row[span_edit])
+    assert any("malformed packed outcome" in m for m in by_row[malformed])
 
 
 def test_a_changed_fixture_fails_the_rows_using_it(tmp_path: Path) -> None:

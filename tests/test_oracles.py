@@ -1,8 +1,10 @@
 """The oracle files' format, and the regeneration workflow (``python -m harness oracles``).
 
-Format checks (schema, canonical serialization, flags, fixtures) need no tokenizers.
-The workflow tests regenerate with the installed tokenizers (marked ``upstream``) on a
-temporary copy of the repository's oracles, never on the committed files.
+Format checks (schema, canonical serialization, flags, fixtures, packed outcomes) need no
+tokenizers. The workflow tests regenerate with the installed tokenizers (marked
+``upstream``) on a temporary copy of the repository's oracles, never on the committed
+files; a regeneration builds the real-model fixtures (mistral_v0_1.json), so they skip,
+saying why, when those cannot be built here (no network for pip download).
 """
 
 from __future__ import annotations
@@ -19,11 +21,19 @@ import jsonschema
 import pytest
 from builders import llama_like_document, metaspace_document
 
-from harness import oracle_cases
+from harness import oracle_cases, real_models
 from harness.canonical import canonical_json, canonical_yaml
 from harness.case import Case
 from harness.classify import load_registry
-from harness.oracles import PINNED_VERSION, oracle_files, replay_file
+from harness.oracles import (
+    PINNED_VERSION,
+    build_fixtures,
+    built_fixtures_of,
+    oracle_files,
+    pack_encoded,
+    replay_file,
+    unpack_encoded,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 SCHEMA = json.loads((ROOT / "oracles/schema/oracle.schema.json").read_text(encoding="utf-8"))
@@ -85,6 +95,11 @@ def test_oracle_header_stamps_the_environment(path: Path) -> None:
     assert header["fixtures"] == used
     for fixture, sha in used.items():
         assert hashlib.sha256((ROOT / fixture).read_bytes()).hexdigest() == sha, fixture
+    built = {e["built_fixture"]: e["sha256"] for e in data["tokenizers"].values()
+             if "built_fixture" in e}
+    assert header.get("built_fixtures", {}) == built
+    for name, sha in built.items():  # the hash harness/real_models.py verifies builds by
+        assert real_models.SPECS[name].output_sha256 == sha, name
 
 
 @pytest.mark.parametrize("path", ORACLES, ids=names(ORACLES))
@@ -142,6 +157,69 @@ def test_metaspace_fixtures_cover_every_scheme_and_split(scheme: str, split: boo
     assert fixture == json.loads(json.dumps(metaspace_document(scheme, split)))
 
 
+def test_mistral_oracle_has_one_row_per_corpus_text() -> None:
+    data = load(ROOT / "oracles/mistral_v0_1.json")
+    assert data["tokenizers"] == {"mistral-v0.1": {
+        "built_fixture": "mistral-v0.1", "sha256": real_models.SPECS["mistral-v0.1"].output_sha256,
+        "comment": "python -m harness.real_models mistral-v0.1 builds it"}}
+    assert data["header"]["inputs"] == oracle_cases.REAL_CORPUS
+    load_row, *rows = data["cases"]
+    assert load_row["id"] == "mistral-v0.1-load"
+    assert load_row["upstream"] == {"load": {"outcome": "loaded"}}
+    corpus = json.loads((ROOT / oracle_cases.REAL_CORPUS).read_text(encoding="utf-8"))
+    assert [(r["id"], r["input"]["text"]) for r in rows] == [
+        (e["id"], e["text"]) for e in corpus]
+    for row in rows:
+        assert row["kind"] == "encode"
+        assert row["input"]["add_special_tokens"] is True and row["input"]["pair"] is None
+        assert row["flags"] == ["real-model-corpus", "template-special-spans"]
+        encode = row["upstream"]["encode"]
+        assert encode["outcome"] == "encoded" and isinstance(encode["ids"], str)
+        assert "tokens" not in encode  # every token is the vocabulary string of its id
+        assert encode["ids"].split()[0] == "1" and encode["special_mask"][0] == "1"  # BOS
+        assert {"decode_skip_special", "decode_keep_special"} <= set(row["upstream"])
+
+
+TOKENS_OF = {1: "<s>", 5: "▁a", 6: "b", 7: "<0x0A>"}
+PLAIN: dict[str, Any] = {"outcome": "encoded", "ids": [1, 5, 6, 7],
+                         "tokens": ["<s>", "▁a", "b", "<0x0A>"],
+                         "spans": [[0, 0], [0, 1], [1, 2], [2, 3]], "special_mask": [1, 0, 0, 0]}
+
+
+def test_packed_outcomes_round_trip_and_derive_tokens() -> None:
+    packed = pack_encoded(PLAIN, TOKENS_OF)
+    assert packed == {"outcome": "encoded", "ids": "1 5 6 7", "spans": "0:0 0:1 1:2 2:3",
+                      "special_mask": "1000"}
+    assert unpack_encoded(packed, TOKENS_OF) == PLAIN
+    # Tokens that are not the vocabulary strings of the ids are kept, whole.
+    odd = {**PLAIN, "tokens": ["<s>", "a", "b", "<0x0A>"]}
+    assert pack_encoded(odd, TOKENS_OF)["tokens"] == odd["tokens"]
+    assert unpack_encoded(pack_encoded(odd, TOKENS_OF), TOKENS_OF) == odd
+    empty = {"outcome": "encoded", "ids": [], "tokens": [], "spans": [], "special_mask": []}
+    assert unpack_encoded(pack_encoded(empty, {}), {}) == empty
+    refused = {"outcome": "refused", "rule": "r", "message": "m", "path": ""}
+    assert pack_encoded(refused, {}) == refused == unpack_encoded(refused, {})
+    outcome_schema = {"$defs": SCHEMA["$defs"], "$ref": "#/$defs/encodeOutcome"}
+    assert jsonschema.Draft202012Validator(outcome_schema).is_valid(packed)
+    assert not jsonschema.Draft202012Validator(outcome_schema).is_valid(
+        {**packed, "ids": "1 5  6 7"})
+
+
+@pytest.mark.parametrize(("change", "message"), [
+    ({"ids": "1 5 6"}, "3 ids, 4 spans and 4 special-mask entries"),
+    ({"ids": "1 5  6 7"}, "ids is not a packed ids string"),
+    ({"ids": "1 05 6 7"}, "ids is not a packed ids string"),
+    ({"spans": "0:0 0:1 1:2 2-3"}, "spans is not a packed spans string"),
+    ({"special_mask": "1002"}, "special_mask is not a packed special_mask string"),
+    ({"ids": "1 5 6 8"}, "id 8 names no token"),
+    ({"tokens": ["<s>", "▁a", "b", "<0x0A>"]}, "not in the canonical packed form"),
+    ({"extra": 1}, "unknown keys ['extra']"),
+])
+def test_malformed_packed_outcomes_are_refused(change: dict[str, Any], message: str) -> None:
+    with pytest.raises(ValueError, match=re.escape(message)):
+        unpack_encoded({**pack_encoded(PLAIN, TOKENS_OF), **change}, TOKENS_OF)
+
+
 def test_byte_fallback_oracle_pins_what_the_decision_lists() -> None:
     data = load(ROOT / "oracles/bpe_byte_fallback.json")
     flags = {flag for row in data["cases"] for flag in row["flags"]}
@@ -165,6 +243,16 @@ def test_byte_fallback_oracle_pins_what_the_decision_lists() -> None:
 # ---------------------------------------------------------------------------
 # The workflow (needs tokenizers)
 # ---------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="session")
+def built_fixtures() -> None:
+    """Every built fixture the committed oracles name (a regeneration builds them):
+    skip, saying why, when one cannot be built here."""
+    names = [n for path in ORACLES for n in built_fixtures_of(load(path))]
+    reason = build_fixtures(names)
+    if reason is not None:
+        pytest.skip(reason)
 
 
 def copy_repo(tmp_path: Path) -> Path:
@@ -201,7 +289,7 @@ pinned = pytest.mark.skipif("not installed_is_pinned()",
 @pytest.mark.upstream
 @pinned
 def test_regeneration_is_byte_identical_and_check_passes(
-        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], built_fixtures: None) -> None:
     from harness.oracles import generate_all
 
     first, second = generate_all(ROOT), generate_all(ROOT)
@@ -216,7 +304,7 @@ def test_regeneration_is_byte_identical_and_check_passes(
 @pytest.mark.upstream
 @pinned
 def test_check_names_the_case_id_of_a_hand_changed_value(
-        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], built_fixtures: None) -> None:
     root = copy_repo(tmp_path)
     path = root / "oracles/bpe_byte_fallback.json"
 
@@ -233,8 +321,27 @@ def test_check_names_the_case_id_of_a_hand_changed_value(
 
 @pytest.mark.upstream
 @pinned
+def test_check_names_the_row_id_of_a_hand_changed_mistral_value(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], built_fixtures: None) -> None:
+    root = copy_repo(tmp_path)
+    path = root / "oracles/mistral_v0_1.json"
+    row_id = "code-015e25cd76ae"
+
+    def change(data: dict[str, Any]) -> None:
+        row = next(r for r in data["cases"] if r["id"] == row_id)
+        row["upstream"]["decode_skip_special"]["text"] += "!"
+
+    edit_json(path, change)
+    assert run_cli("--check", "--root", str(root)) == 1
+    out = capsys.readouterr().out
+    assert f"oracles/mistral_v0_1.json: case {row_id}: differs in upstream" in out
+    assert out.count("STALE") == 1
+
+
+@pytest.mark.upstream
+@pinned
 def test_check_fails_on_a_non_canonical_or_missing_file(
-        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], built_fixtures: None) -> None:
     root = copy_repo(tmp_path)
     path = root / "oracles/llama_pipeline.json"
     path.write_text(json.dumps(load(path), ensure_ascii=False), encoding="utf-8")
@@ -254,7 +361,7 @@ def test_reference_must_be_the_installed_version(capsys: pytest.CaptureFixture[s
 @pytest.mark.upstream
 @pinned
 def test_drift_is_reported_and_nothing_is_written_without_accept(
-        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], built_fixtures: None) -> None:
     """Simulate an upstream change: the committed copy holds values an 'older' library
     gave; a regeneration finds the row changed, the acceptance changed and the class
     that stopped diverging, and leaves the oracles alone unless --accept."""
@@ -276,9 +383,8 @@ def test_drift_is_reported_and_nothing_is_written_without_accept(
 
     edit_json(llama, older_llama)
     edit_json(panics, older_panics)
-    for other in ("bpe_byte_fallback", "metaspace_pipeline", "divergences"):
-        path = root / f"oracles/{other}.json"
-        if path.is_file():
+    for path in sorted((root / "oracles").glob("*.json")):
+        if path not in (llama, panics):
             edit_json(path, lambda d: d["header"].update(tokenizers="0.0.9"))
     before = {p: p.read_bytes() for p in (root / "oracles").glob("*.json")}
 
@@ -307,7 +413,8 @@ def test_drift_is_reported_and_nothing_is_written_without_accept(
 
 @pytest.mark.upstream
 @pinned
-def test_drift_names_a_class_that_stopped_diverging(tmp_path: Path) -> None:
+def test_drift_names_a_class_that_stopped_diverging(tmp_path: Path,
+                                                    built_fixtures: None) -> None:
     """A committed row that (as if generated by an older library) already agreed with the
     reference where its class says it should not, against a regeneration that diverges:
     the reverse direction is a new divergence; here the committed side is edited so the
@@ -363,7 +470,7 @@ def synthetic_report(path: Path) -> None:
 @pytest.mark.upstream
 @pinned
 def test_adopted_witnesses_are_minimal_deterministic_and_replay(
-        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], built_fixtures: None) -> None:
     from harness.conformance import check_pinned_witnesses
     from harness.oracles import generate_all, regenerate_witnesses
 
@@ -412,7 +519,8 @@ def test_adopted_witnesses_are_minimal_deterministic_and_replay(
 
 @pytest.mark.upstream
 @pinned
-def test_a_witness_that_stops_diverging_is_stale_everywhere(tmp_path: Path) -> None:
+def test_a_witness_that_stops_diverging_is_stale_everywhere(
+        tmp_path: Path, built_fixtures: None) -> None:
     """A pinned witness whose case no longer shows its class is kept (with the outcomes
     seen now and no class): the replay, every conformance run (check_pinned_witnesses)
     and the drift report name it."""
