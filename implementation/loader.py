@@ -61,17 +61,60 @@ def load_tokenizer(source: Source, *, strict: bool = True) -> Tokenizer:
 
 def _parse(source: Source) -> Any:
     if isinstance(source, Mapping):
-        return dict(source)
-    if isinstance(source, bytes):
-        return _parse_text(source.decode("utf-8", errors="strict"), "<bytes>")
-    if isinstance(source, str) and source.lstrip().startswith("{"):
-        return _parse_text(source, "<text>")
-    path = Path(source)
+        data: Any = dict(source)
+    elif isinstance(source, bytes):
+        try:
+            text = source.decode("utf-8", errors="strict")
+        except UnicodeDecodeError as exc:
+            raise LoadError("malformed-json", "$", f"the bytes are not UTF-8: {exc}") from exc
+        data = _parse_text(text, "<bytes>")
+    elif isinstance(source, str) and source.lstrip().startswith("{"):
+        data = _parse_text(source, "<text>")
+    else:
+        data = _parse_text(_read(source), str(source))
+    _refuse_non_unicode(data)
+    return data
+
+
+def _read(source: str | os.PathLike[str]) -> str:
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise LoadError("malformed-json", "$", f"cannot read {str(path)!r}: {exc}") from exc
-    return _parse_text(text, str(path))
+        return Path(source).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        raise LoadError("malformed-json", "$", f"cannot read {str(source)!r} as a UTF-8 "
+                        f"tokenizer.json file (a JSON text must start with '{{'): {exc}") from exc
+
+
+def _refuse_non_unicode(data: Any) -> None:
+    """Refuse a document holding a string no UTF-8 text can carry (a lone surrogate, which
+    a JSON escape like \\ud800 produces; upstream refuses it while parsing), or a value
+    that is not JSON at all (when a dict was passed in)."""
+    try:
+        json.dumps(data, ensure_ascii=False, allow_nan=False).encode("utf-8")
+    except UnicodeEncodeError:
+        path = _first_surrogate(data, "$") or "$"
+        raise LoadError("malformed-json", path,
+                        "a string holds a lone surrogate: not valid Unicode text") from None
+    except (TypeError, ValueError, RecursionError) as exc:
+        raise LoadError("invalid-type", "$", f"the document is not JSON data: {exc}") from exc
+
+
+def _first_surrogate(value: Any, path: str) -> str | None:
+    if isinstance(value, str):
+        return path if any("\ud800" <= c <= "\udfff" for c in value) else None
+    if isinstance(value, dict):
+        for key, item in value.items():
+            child = Node(None, path).child_path(str(key))
+            if isinstance(key, str) and _first_surrogate(key, child):
+                return child
+            found = _first_surrogate(item, child)
+            if found:
+                return found
+    if isinstance(value, list):
+        for i, item in enumerate(value):
+            found = _first_surrogate(item, f"{path}[{i}]")
+            if found:
+                return found
+    return None
 
 
 def _reject_constant(name: str) -> Any:
