@@ -82,6 +82,8 @@ def documents(draw: st.DrawFn, profile: Profile = DEFAULT_PROFILE) -> dict[str, 
 def cases_from(draw: st.DrawFn, profile: Profile = DEFAULT_PROFILE) -> Case:
     """Cases under an explicit ``Profile``."""
     document = draw(documents(profile))
+    if profile.duplicate_id_hazard and draw(chance(profile.duplicate_id_hazard)):
+        document = _with_duplicate_id(document)
     offer = inventory(document)
     text = texts_for(offer)
     texts = draw(st.lists(text, min_size=shares.TEXTS_MIN, max_size=shares.TEXTS_MAX))
@@ -92,6 +94,20 @@ def cases_from(draw: st.DrawFn, profile: Profile = DEFAULT_PROFILE) -> Case:
                             max_size=shares.ID_RUNS_MAX))
     return Case(document=document, texts=tuple(texts), id_runs=tuple(id_runs),
                 pairs=tuple(pairs))
+
+
+def _with_duplicate_id(document: dict[str, Any]) -> dict[str, Any]:
+    """The hazard of two vocabulary strings on one id: the last string (in id order) takes
+    the id of the first non-reserved one. Upstream loads it and picks either string at
+    random per process; the reference refuses it (``duplicate-id``). Nothing but the load
+    is compared for such a file, so the randomness never reaches a comparison."""
+    vocab: dict[str, int] = dict(document["model"]["vocab"])
+    taken = {e["content"] for e in document["added_tokens"]}
+    free = sorted((i, s) for s, i in vocab.items() if s not in taken)
+    if len(free) < 2:
+        return document
+    vocab[free[-1][1]] = free[0][0]
+    return {**document, "model": {**document["model"], "vocab": vocab}}
 
 
 def cases(profile: Profile | None = None, **constraints: Any) -> st.SearchStrategy[Case]:

@@ -142,6 +142,8 @@ PERTURBATION: Final[Mapping[str, int]] = {"drop": 20, "swap": 20, "repeat": 20, 
 #: ``stop=1`` (upstream panics decoding an empty run after Fuse, and on a lone " " when
 #: start and stop cross).
 STRIP_HAZARD: Final = 60
+#: Per thousand: two vocabulary strings share one id (see ``cases._with_duplicate_id``).
+DUPLICATE_ID_HAZARD: Final = 10
 ADDED_TOKENS: Final[Mapping[AddedTokensKind, int]] = {
     "none": 30, "llama": 35, "llama+extras": 20, "extras": 15,
 }
@@ -228,6 +230,7 @@ class Profile:
         default_factory=lambda: dict(PRE_TOKENIZER))
     decoder: Mapping[DecoderKind, int] = dataclasses.field(default_factory=lambda: dict(DECODER))
     strip_hazard: int = STRIP_HAZARD
+    duplicate_id_hazard: int = DUPLICATE_ID_HAZARD
     added_tokens: Mapping[AddedTokensKind, int] = dataclasses.field(
         default_factory=lambda: dict(ADDED_TOKENS))
     post_processor: Mapping[PostProcessorKind, int] = dataclasses.field(
@@ -257,6 +260,7 @@ class Profile:
                 if not value:
                     updates["merge_hazard"] = {"none": 1}
                     updates["strip_hazard"] = 0
+                    updates["duplicate_id_hazard"] = 0
             elif name in ("strip_hazard", "pairs"):
                 updates[name] = int(value)
             elif name in {f.name for f in dataclasses.fields(self)}:
