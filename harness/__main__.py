@@ -1,4 +1,4 @@
-"""``python -m harness conformance | reproduce | oracles`` (and, later, report)."""
+"""``python -m harness conformance | reproduce | oracles | report``."""
 
 from __future__ import annotations
 
@@ -6,7 +6,9 @@ import argparse
 import json
 import shlex
 import sys
+import time
 from pathlib import Path
+from typing import Any, TextIO
 
 from .profiles import DEFAULT_PROFILE, PROFILES
 
@@ -26,6 +28,25 @@ def main(argv: list[str] | None = None) -> int:
     conf.add_argument("--real-examples", type=int, default=None,
                       help="Hypothesis texts per real-model fixture (default: the profile's; "
                       "-1 skips the real models)")
+    conf.add_argument("--workers", type=int, default=1,
+                      help="processes: the exploration is sharded by seed across them, the "
+                      "witness searches and real models spread over them (default 1)")
+    conf.add_argument("--no-database", action="store_true",
+                      help="neither replay nor store failing cases in the example database "
+                      "(.hypothesis/conformance, or Redis when HYPOTHESIS_REDIS_URL is set)")
+
+    md = sub.add_parser("report", help="render a conformance report (Markdown, for a "
+                        "pull-request comment or a CI job summary)")
+    md.add_argument("report", type=Path)
+    md.add_argument("--markdown", action="store_true", required=True,
+                    help="the output format (the only one)")
+    md.add_argument("--against", type=Path, metavar="OLD",
+                    help="a previous report: say what changed (new failures, classes that "
+                    "appeared or vanished, coverage that dropped)")
+    md.add_argument("--output", type=Path, help="write here instead of standard output")
+    md.add_argument("--link-base", default="",
+                    help="prefix of the decision-record links, e.g. "
+                    "https://github.com/OWNER/REPO/blob/SHA/ (default: relative paths)")
 
     rep = sub.add_parser("reproduce", help="re-run one witness of a report, side by side")
     rep.add_argument("report", type=Path)
@@ -55,10 +76,13 @@ def main(argv: list[str] | None = None) -> int:
         return _conformance(args)
     if args.command == "oracles":
         return _oracles(args)
+    if args.command == "report":
+        return _report(args)
     return _reproduce(args)
 
 
 def _conformance(args: argparse.Namespace) -> int:
+    from . import parallel
     from .conformance import run
     from .reports import write_report
 
@@ -67,14 +91,28 @@ def _conformance(args: argparse.Namespace) -> int:
         + (["--examples", str(args.examples)] if args.examples is not None else [])
         + (["--real-examples", str(args.real_examples)]
            if args.real_examples is not None else []))
-    result = run(profile_name=args.profile, seed_value=args.seed, examples=args.examples,
-                 command=command, real_examples=args.real_examples)
+    database = None if args.no_database else parallel.example_database()
+    budget = args.examples if args.examples is not None else PROFILES[args.profile].examples
+    line = ProgressLine(budget)
+    try:
+        result = run(profile_name=args.profile, seed_value=args.seed, examples=args.examples,
+                     command=command, real_examples=args.real_examples,
+                     workers=args.workers, database=database,
+                     progress=line if line.enabled else None,
+                     phase=line.phase)
+    finally:
+        line.close()
     write_report(result, args.report)
     stats = result.stats
     rate = stats.comparisons / max(result.explore_seconds, 1e-9)
-    print(f"{stats.examples} cases, {stats.comparisons} comparisons explored in "
+    workers = f" by {args.workers} workers" if args.workers > 1 else ""
+    print(f"{stats.examples} cases, {stats.comparisons} comparisons explored{workers} in "
           f"{result.explore_seconds:.1f}s ({rate:.0f} comparisons/s); "
           f"{result.duration:.1f}s in all with shrinking")
+    if database is not None:
+        print(f"example database: {parallel.describe_database(database)}; "
+              f"{result.replayed} stored failing case(s) replayed, "
+              f"{len(stats.failure_witness)} failure witness(es) stored")
     print(f"intended divergences: {sum(stats.by_class.values())} "
           f"in {len(stats.by_class)} classes; failures: {sum(stats.failures.values())}")
     for sig, count in sorted(stats.failures.items()):
@@ -87,6 +125,70 @@ def _conformance(args: argparse.Namespace) -> int:
         print(f"  STALE pinned witness {stale['id']} ({stale['class']}): now {stale['now']}")
     print(f"report: {args.report}")
     return 1 if result.failed else 0
+
+
+class ProgressLine:
+    """One self-rewriting status line on a terminal; nothing at all anywhere else.
+
+    Called with the running ``Stats`` (examples done, comparisons/s, failures so far) and
+    told of later phases by ``phase``. In CI logs (standard error not a terminal) it stays
+    silent and the summary printed at the end is all there is.
+    """
+
+    def __init__(self, total: int, stream: TextIO | None = None,
+                 interval: float = 0.2) -> None:
+        self.stream = sys.stderr if stream is None else stream
+        self.enabled = self.stream.isatty()
+        self.total = total
+        self.interval = interval
+        self.started = time.monotonic()
+        self.last = float("-inf")
+        self.dirty = False
+
+    def __call__(self, stats: Any) -> None:
+        now = time.monotonic()
+        if not self.enabled or (now - self.last < self.interval
+                                and stats.examples < self.total):
+            return
+        self.last = now
+        rate = stats.comparisons / max(now - self.started, 1e-9)
+        self._write(f"explore: {stats.examples}/{self.total} cases, {stats.comparisons} "
+                    f"comparisons, {rate:.0f} comparisons/s, "
+                    f"{sum(stats.failures.values())} failures so far")
+
+    def phase(self, text: str) -> None:
+        if not self.enabled:
+            return
+        if self.dirty:
+            self.stream.write("\n")
+        self._write(f"{text} ...")
+
+    def close(self) -> None:
+        if self.enabled and self.dirty:
+            self.stream.write("\n")
+            self.stream.flush()
+            self.dirty = False
+
+    def _write(self, text: str) -> None:
+        self.stream.write(f"\r{text}\x1b[K")
+        self.stream.flush()
+        self.dirty = True
+
+
+def _report(args: argparse.Namespace) -> int:
+    from .canonical import read_yaml, write_atomic
+    from .markdown import render
+
+    report = read_yaml(args.report)
+    against = read_yaml(args.against) if args.against is not None else None
+    text = render(report, against=against, against_name=(
+        args.against.as_posix() if args.against is not None else None),
+        link_base=args.link_base)
+    if args.output is not None:
+        write_atomic(args.output, text)
+    else:
+        sys.stdout.write(text)
+    return 0
 
 
 def _oracles(args: argparse.Namespace) -> int:

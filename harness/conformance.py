@@ -11,6 +11,11 @@ Phases:
 3. pinned   - every witness pinned in ``oracles/divergences.json`` is re-run: one that
               no longer shows its class makes the run stale (upstream fixed it, or our
               rule changed).
+
+With an example database, the failing cases stored there are replayed (and recorded like
+explored ones) before phase 1, and each failure's witness is stored after phase 2; with
+``workers`` > 1, phase 1 is sharded by seed across processes and phase 2's searches and
+the real models are spread over them. Both live in ``harness.parallel``.
 """
 
 from __future__ import annotations
@@ -28,6 +33,7 @@ from typing import Any
 
 import hypothesis
 from hypothesis import HealthCheck, Phase, given, seed, settings
+from hypothesis.database import ExampleDatabase
 
 from .case import Case
 from .classify import Verdict, classify, load_registry
@@ -136,6 +142,8 @@ class RunResult:
     environment: dict[str, str]
     real_models: list[Any] = field(default_factory=list)
     real_seconds: float = 0.0
+    #: Failing cases replayed from the example database before exploring.
+    replayed: int = 0
     #: The unified tokenizer's morph-track differential (harness/unified/conformance.py).
     unified: Any = None
 
@@ -161,15 +169,40 @@ def environment() -> dict[str, str]:
 
 def run(*, profile_name: str, seed_value: int, examples: int | None, command: str,
         strategy: Any = None, progress: Callable[[Stats], None] | None = None,
-        check_pinned: bool = True, real_examples: int | None = None) -> RunResult:
-    from . import real_conformance
-    from .strategies import cases
+        check_pinned: bool = True, real_examples: int | None = None, workers: int = 1,
+        database: ExampleDatabase | None = None,
+        phase: Callable[[str], None] | None = None) -> RunResult:
+    """The whole job. ``workers`` > 1 shards the exploration by seed across processes and
+    spreads the witness searches and real models over them (``harness.parallel``);
+    ``database`` replays the failing cases stored there first and stores this run's."""
+    from . import parallel
 
     profile = PROFILES[profile_name]
-    strategy = strategy if strategy is not None else cases()
     budget = examples if examples is not None else profile.examples
+    real_budget = profile.real_examples if real_examples is None else real_examples
     stats = Stats()
     started = time.perf_counter()
+    with parallel.Workers(workers, profile, seed_value, strategy) as pool:
+        replayed = parallel.replay_failures(database, stats) if database is not None else 0
+        pool.explore(stats, budget, progress)
+        explored = time.perf_counter() - started
+        _shrink_witnesses(stats, pool.strategy, profile, seed_value,
+                          search=pool.search, phase=phase)
+        if database is not None:
+            parallel.save_failures(database, stats)
+        if check_pinned and phase is not None:
+            phase("re-checking the pinned witnesses")
+        stale = check_pinned_witnesses() if check_pinned else []
+        real_started = time.perf_counter()
+        real = pool.real_models(real_budget, phase) if real_budget >= 0 else []
+        real_seconds = time.perf_counter() - real_started
+    return RunResult(profile, seed_value, stats, time.perf_counter() - started, explored,
+                     stale, command, environment(), real, real_seconds, replayed=replayed)
+
+
+def explore(strategy: Any, *, budget: int, seed_value: int, stats: Stats,
+            progress: Callable[[Stats], None] | None = None) -> Stats:
+    """Phase 1: ``budget`` cases drawn with ``seed_value``, each recorded in ``stats``."""
 
     @seed(seed_value)
     @settings(max_examples=budget, deadline=None, database=None,
@@ -182,28 +215,9 @@ def run(*, profile_name: str, seed_value: int, examples: int | None, command: st
         if progress is not None:
             progress(stats)
 
-    explore()
-    explored = time.perf_counter() - started
-    _shrink_witnesses(stats, strategy, profile, seed_value)
-    stale = check_pinned_witnesses() if check_pinned else []
-    real_started = time.perf_counter()
-    real_budget = profile.real_examples if real_examples is None else real_examples
-    real = real_conformance.run(examples=real_budget, seed_value=seed_value) \
-        if real_budget >= 0 else []
-    real_seconds = time.perf_counter() - real_started
-    unified = _unified_morph_track(budget, seed_value)
-    return RunResult(profile, seed_value, stats, time.perf_counter() - started, explored,
-                     stale, command, environment(), real, real_seconds, unified)
-
-
-def _unified_morph_track(examples: int, seed_value: int) -> Any:
-    """The unified tokenizer's morph-track differential, or None where the unified
-    package is absent; its own errors are recorded in its result, not raised."""
-    try:
-        from .unified.conformance import run_guarded
-    except ImportError:
-        return None
-    return run_guarded(examples=examples, seed_value=seed_value)
+    if budget > 0:
+        explore()
+    return stats
 
 
 class _FoundError(Exception):
@@ -213,17 +227,38 @@ class _FoundError(Exception):
         self.verdict = verdict
 
 
-def _shrink_witnesses(stats: Stats, strategy: Any, profile: Profile, seed_value: int) -> None:
-    targets: list[tuple[dict[str, Witness], str, Callable[[Verdict], bool]]] = []
-    for cls in sorted(stats.class_witness):
-        targets.append((stats.class_witness, cls, _has_class(cls)))
-    for sig in sorted(stats.failure_witness):
-        targets.append((stats.failure_witness, sig, _has_signature(sig)))
-    for store, key, wanted in targets:
-        found = _targeted_search(strategy, wanted, profile, seed_value)
-        if found is not None and _size(found.case) <= store[key].size:
-            store[key] = Witness(found.case, found.verdict.divergence, found.verdict.classes,
-                                 shrunk=True, size=_size(found.case))
+#: One witness search: ("class", class id) or ("failure", failure signature).
+Target = tuple[str, str]
+Found = tuple[Case, Verdict]
+
+
+def shrink_targets(stats: Stats) -> list[Target]:
+    return ([("class", cls) for cls in sorted(stats.class_witness)]
+            + [("failure", sig) for sig in sorted(stats.failure_witness)])
+
+
+def search_target(strategy: Any, target: Target, profile: Profile,
+                  seed_value: int) -> Found | None:
+    """Phase 2 for one target: the smallest case found showing it, with its verdict."""
+    kind, key = target
+    wanted = _has_class(key) if kind == "class" else _has_signature(key)
+    found = _targeted_search(strategy, wanted, profile, seed_value)
+    return None if found is None else (found.case, found.verdict)
+
+
+def _shrink_witnesses(stats: Stats, strategy: Any, profile: Profile, seed_value: int, *,
+                      search: Callable[[list[Target]], list[Found | None]] | None = None,
+                      phase: Callable[[str], None] | None = None) -> None:
+    targets = shrink_targets(stats)
+    if phase is not None and targets:
+        phase(f"shrinking {len(targets)} witnesses")
+    found = (search(targets) if search is not None else
+             [search_target(strategy, t, profile, seed_value) for t in targets])
+    for (kind, key), hit in zip(targets, found, strict=True):
+        store = stats.class_witness if kind == "class" else stats.failure_witness
+        if hit is not None and _size(hit[0]) <= store[key].size:
+            store[key] = Witness(hit[0], hit[1].divergence, hit[1].classes,
+                                 shrunk=True, size=_size(hit[0]))
 
 
 def _has_class(cls: str) -> Callable[[Verdict], bool]:
@@ -287,4 +322,5 @@ def check_pinned_witnesses(path: Path = PINNED_WITNESSES) -> list[dict[str, Any]
     return stale
 
 
-__all__ = ["RULES", "TIERS", "RunResult", "Stats", "evaluate", "load_registry", "run"]
+__all__ = ["RULES", "TIERS", "RunResult", "Stats", "evaluate", "explore", "load_registry",
+           "run", "search_target", "shrink_targets"]
