@@ -86,7 +86,7 @@ DIGITS = "᠐᠑᠒᠓᠔᠕᠖᠗᠘᠙"
 
 def _with_fvs(rng: random.Random, morpheme: str) -> str:
     """Maybe put one free variation selector after one letter (never after a control)."""
-    if rng.random() >= 0.3:
+    if rng.random() >= 0.12:
         return morpheme
     letters = [i for i, ch in enumerate(morpheme) if 0x1820 <= ord(ch) <= 0x18AA]
     if not letters:
