@@ -196,8 +196,24 @@ def run(*, profile_name: str, seed_value: int, examples: int | None, command: st
         real_started = time.perf_counter()
         real = pool.real_models(real_budget, phase) if real_budget >= 0 else []
         real_seconds = time.perf_counter() - real_started
+    unified = _unified_morph_track(budget, seed_value, phase)
     return RunResult(profile, seed_value, stats, time.perf_counter() - started, explored,
-                     stale, command, environment(), real, real_seconds, replayed=replayed)
+                     stale, command, environment(), real, real_seconds, replayed=replayed,
+                     unified=unified)
+
+
+def _unified_morph_track(examples: int, seed_value: int,
+                         phase: Callable[[str], None] | None = None) -> Any:
+    """The unified tokenizer's morph-track differential (harness/unified/conformance.py),
+    or None where that package is absent; its own errors are recorded in its result (a
+    failure of the run), never raised, so the rest of the report is still written."""
+    try:
+        from .unified.conformance import run_guarded
+    except ImportError:
+        return None
+    if phase is not None:
+        phase("the unified tokenizer's morph track")
+    return run_guarded(examples=examples, seed_value=seed_value)
 
 
 def explore(strategy: Any, *, budget: int, seed_value: int, stats: Stats,
