@@ -19,7 +19,7 @@ from typing import Any
 MAX_FAILURES = 10
 #: A witness tokenizer.json longer than this is left to the report artifact.
 MAX_DOCUMENT_CHARS = 6000
-#: An input this short also gets its non-ASCII characters spelled as code points.
+#: An input this short, when not plain ASCII, is also spelled out in code points.
 MAX_SPELLED_INPUT = 32
 #: A rule's coverage "dropped" when its share of comparisons fell below this fraction of
 #: its former share (or to zero).
@@ -239,8 +239,7 @@ def _input(value: Any) -> str:
         return "— (the file itself is loaded)"
     text = _code(_json(value))
     if isinstance(value, str) and len(value) <= MAX_SPELLED_INPUT and not value.isascii():
-        text += " (" + " ".join(f"U+{ord(ch):04X}" if not ch.isascii() else _json(ch)
-                                for ch in value) + ")"
+        text += " (" + " ".join(f"U+{ord(ch):04X}" for ch in value) + ")"
     return text
 
 
