@@ -17,7 +17,7 @@ from typing import Any
 from implementation import decoders
 
 from .case import Case
-from .compare import Divergence
+from .compare import Divergence, Observation
 from .outcome import Crashed, Decoded, Encoded, Loaded, Outcome, Refused
 from .subjects import reference
 
@@ -60,6 +60,19 @@ class Context:
     def lenient_loaded(self) -> bool:
         return not isinstance(self.lenient, Refused | Crashed)
 
+    def lenient_accounted_for(self) -> bool:
+        """The lenient reference loads, or refuses for a reason that is itself an intended
+        divergence (a rule both modes keep: an unreproducible regex, a duplicate id,
+        a non-deterministic dropout). Strictness classes need this, so that a strict rule
+        never hides an unexplained lenient refusal."""
+        if self.lenient_loaded():
+            return True
+        if not isinstance(self.lenient, Refused):
+            return False
+        observation = Observation("lenient", "load", None, (), self.lenient, Loaded())
+        divergence = Divergence("load", "", observation)
+        return any(predicate(self, divergence) for predicate in _BOTH_MODES)
+
 
 Predicate = Callable[[Context, Divergence], frozenset[int]]
 
@@ -83,14 +96,14 @@ def strict_byte_alphabet_incomplete(ctx: Context, div: Divergence) -> frozenset[
     missing = [p for p in BYTE_PIECES if p not in ctx.vocab]
     return _yes(_strict_load(div, "byte-alphabet-incomplete") and ctx.byte_fallback
                 and bool(missing) and div.observation.track == "strict"
-                and ctx.lenient_loaded())
+                and ctx.lenient_accounted_for())
 
 
 def strict_byte_piece_lowercase(ctx: Context, div: Divergence) -> frozenset[int]:
     lower = [p for p in ctx.vocab if _LOWER_BYTE_PIECE.fullmatch(p)]
     return _yes(_strict_load(div, "byte-piece-lowercase") and ctx.byte_fallback
                 and bool(lower) and div.observation.track == "strict"
-                and ctx.lenient_loaded())
+                and ctx.lenient_accounted_for())
 
 
 def _decoder_types(decoder: Any) -> list[Any]:
@@ -107,13 +120,13 @@ def strict_decoder_shape(ctx: Context, div: Divergence) -> frozenset[int]:
         isinstance(decoder, dict) and decoder.get("type") == "ByteFallback"
     ) or _decoder_types(decoder) == ["Replace", "ByteFallback", "Fuse", "Strip"]
     return _yes(_strict_load(div, "decoder-shape") and ctx.byte_fallback and not reproduced
-                and div.observation.track == "strict" and ctx.lenient_loaded())
+                and div.observation.track == "strict" and ctx.lenient_accounted_for())
 
 
 def strict_unk_token_not_in_vocabulary(ctx: Context, div: Divergence) -> frozenset[int]:
     unk = ctx.unk_token
     return _yes(_strict_load(div, "unk-token-not-in-vocabulary") and unk is not None
-                and unk not in ctx.vocab and ctx.lenient_loaded())
+                and unk not in ctx.vocab and ctx.lenient_accounted_for())
 
 
 def strict_dropout_nondeterministic(ctx: Context, div: Divergence) -> frozenset[int]:
@@ -333,7 +346,8 @@ def dropped_character_offsets(ctx: Context, div: Divergence) -> frozenset[int]:
             or obs.track != "lenient" or not ctx.lenient_loaded()
             or not isinstance(obs.input, str)):
         return NONE
-    if not any(_dropped(ctx, c) for word, _ in ctx.lenient.pre_tokenize(obs.input)
+    texts = [obs.input, *([obs.option("pair")] if obs.option("pair") is not None else [])]
+    if not any(_dropped(ctx, c) for text in texts for word, _ in ctx.lenient.pre_tokenize(text)
                for c in word):
         return NONE
     ref, up = pair
@@ -413,6 +427,11 @@ def _misorder(ref: Encoded, text: str, unk: str, fuse: bool
     flush()
     return (out_ids, out_tokens) if moved else None
 
+
+#: Predicates of the rules the reference keeps in both modes (see lenient_accounted_for).
+_BOTH_MODES: tuple[Predicate, ...] = (
+    strict_unreproducible_regex, strict_duplicate_id, strict_dropout_nondeterministic,
+)
 
 REGISTRY: dict[str, Predicate] = {
     name: fn for name, fn in globals().items()
