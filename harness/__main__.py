@@ -90,7 +90,8 @@ def _conformance(args: argparse.Namespace) -> int:
         ["--profile", args.profile, "--seed", str(args.seed)]
         + (["--examples", str(args.examples)] if args.examples is not None else [])
         + (["--real-examples", str(args.real_examples)]
-           if args.real_examples is not None else []))
+           if args.real_examples is not None else [])
+        + (["--workers", str(args.workers)] if args.workers != 1 else []))
     database = None if args.no_database else parallel.example_database()
     budget = args.examples if args.examples is not None else PROFILES[args.profile].examples
     line = ProgressLine(budget)

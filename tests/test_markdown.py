@@ -106,3 +106,12 @@ def test_cli_writes_the_same_markdown(tmp_path: Path, capsys: pytest.CaptureFixt
         encoding="utf-8")
     assert main(["report", "--markdown", str(DATA / "without-failure.yaml")]) == 0
     assert capsys.readouterr().out == (DATA / "without-failure.md").read_text(encoding="utf-8")
+
+
+def test_the_headline_names_only_what_failed() -> None:
+    report = read_yaml(DATA / "with-failure.yaml")
+    report["summary"]["failures"] = 0
+    report["real_models"]["failures"] = 0
+    assert render(report).startswith("## ❌ Conformance: fail — 1 stale pinned witness\n")
+    report["summary"]["stale_pinned_witnesses"] = []
+    assert render(report).startswith("## ❌ Conformance: fail — see the report")
