@@ -337,13 +337,14 @@ def replace_a_component_type(draw: st.DrawFn, document: dict[str, Any]) -> str:
 
 
 MUTATIONS = (drop_a_key, change_a_type, corrupt_a_merge, replace_a_component_type)
-# Left out of the garbage, each covered by a test below: NUL (a source string not
-# starting with '{' is read as a path, and a NUL there raises ValueError) and lone
-# surrogates (codec="utf-8"; they raise UnicodeEncodeError inside the loader).
+# Any character goes into the garbage, NUL and lone surrogates included (both once escaped
+# the loader as ValueError / UnicodeEncodeError; see the pinned tests at the end).
 GARBAGE = st.one_of(
-    st.text(st.characters(codec="utf-8", exclude_characters="\x00"), min_size=1, max_size=6),
-    st.sampled_from(['"', "{", "}", "[", "]", ",", ":", "\\", "null", "\\u"]),
+    st.text(min_size=1, max_size=6),
+    st.text(st.characters(codec=None, categories=["Cs", "Cc"]), min_size=1, max_size=3),
+    st.sampled_from(['"', "{", "}", "[", "]", ",", ":", "\\", "null", "\\u", "\\ud800"]),
 )
+BYTE_GARBAGE = st.binary(min_size=1, max_size=4)
 
 
 @st.composite
@@ -353,7 +354,8 @@ def mutated_sources(draw: st.DrawFn) -> tuple[Any, list[str]]:
     done: list[str] = []
     for mutation in draw(st.lists(st.sampled_from(MUTATIONS), min_size=1, max_size=3)):
         done.append(draw(mutation(document)))
-    form = draw(st.sampled_from(["dict", "text", "bytes", "truncated", "garbage"]))
+    form = draw(st.sampled_from(["dict", "text", "bytes", "truncated", "garbage",
+                                 "byte-garbage"]))
     if form == "dict":
         return document, done
     text = to_json(document)
@@ -366,7 +368,15 @@ def mutated_sources(draw: st.DrawFn) -> tuple[Any, list[str]]:
         junk = draw(GARBAGE)
         text = text[:at] + junk + text[at:]
         done.append(f"garbage {junk!r} at {at}")
-    return (text.encode("utf-8") if form == "bytes" else text), done
+    elif form == "byte-garbage":
+        raw = text.encode("utf-8", errors="surrogatepass")
+        at = draw(st.integers(0, len(raw)))
+        junk_bytes = draw(BYTE_GARBAGE)
+        done.append(f"garbage {junk_bytes!r} at byte {at}")
+        return raw[:at] + junk_bytes + raw[at:], done
+    if form == "bytes":
+        return text.encode("utf-8", errors="surrogatepass"), done
+    return text, done
 
 
 PROBE_TEXTS = ("", "Hello world", "aé€😀 <s>x", " \t\n", "XYZ</s>ab")
