@@ -87,6 +87,9 @@ def check_case(case: Case) -> None:
     # prefix-underflow hazard has a right part shorter than the prefix
     prefix = model_decoration(model).prefix
     for left, right in parsed_merges(model):
+        if left not in vocab or right not in vocab:
+            break  # upstream refuses at this merge before cutting anything (the part-missing
+            # hazard); later merges are never reached
         try:
             merge_result(left, right, prefix)
         except UnsafeMergeError:
