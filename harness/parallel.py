@@ -23,6 +23,7 @@ The example database (``example_database``)
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import json
 import os
@@ -32,7 +33,6 @@ import time
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping
 from concurrent.futures import Executor, ProcessPoolExecutor
-from contextlib import contextmanager
 from functools import cache
 from itertools import repeat
 from multiprocessing import get_context
@@ -300,7 +300,7 @@ class Workers:
                                  repeat(self.seed))
         return [fixture for chunk in results for fixture in chunk]
 
-    @contextmanager
+    @contextlib.contextmanager
     def _relay(self, base: Stats,
                progress: Callable[[Stats], None] | None) -> Iterator[None]:
         """While the shards run, feed their summed counts to ``progress``."""
@@ -332,3 +332,6 @@ class Workers:
         finally:
             stop.set()
             thread.join()
+            with contextlib.suppress(queue_module.Empty):  # the last posts, left unread
+                while True:
+                    self._queue.get_nowait()
