@@ -172,7 +172,7 @@ def run(*, profile_name: str, seed_value: int, examples: int | None, command: st
         check_pinned: bool = True, real_examples: int | None = None, workers: int = 1,
         database: ExampleDatabase | None = None,
         phase: Callable[[str], None] | None = None,
-        shrink: bool = True, unified: bool = True) -> RunResult:
+        shrink: bool = True, with_unified: bool = True) -> RunResult:
     """The whole job. ``workers`` > 1 shards the exploration by seed across processes and
     spreads the witness searches and real models over them (``harness.parallel``);
     ``database`` replays the failing cases stored there first and stores this run's."""
@@ -198,7 +198,7 @@ def run(*, profile_name: str, seed_value: int, examples: int | None, command: st
         real_started = time.perf_counter()
         real = pool.real_models(real_budget, phase) if real_budget >= 0 else []
         real_seconds = time.perf_counter() - real_started
-    unified = _unified_morph_track(budget, seed_value, phase) if unified else None
+    unified = _unified_morph_track(budget, seed_value, phase) if with_unified else None
     return RunResult(profile, seed_value, stats, time.perf_counter() - started, explored,
                      stale, command, environment(), real, real_seconds, replayed=replayed,
                      unified=unified)

@@ -28,7 +28,7 @@ EXAMPLES = 120
 
 def short_run(strategy: Any = None, examples: int = EXAMPLES) -> RunResult:
     return run(profile_name="dev", seed_value=0, examples=examples, command="self-test",
-               strategy=strategy, real_examples=-1, shrink=False, unified=False)
+               strategy=strategy, real_examples=-1, shrink=False, with_unified=False)
 
 
 def caught(result: RunResult) -> bool:
