@@ -117,6 +117,8 @@ class AddedVocabulary:
                 self._raw[token.content] = token_id
         self._raw_lengths = sorted({len(p) for p in self._raw}, reverse=True)
         self._normalized_lengths = sorted({len(p) for p in self._normalized}, reverse=True)
+        self._raw_first = _first_characters(self._raw)
+        self._normalized_first = _first_characters(self._normalized)
 
     def __len__(self) -> int:
         return len(self.content_to_id)
@@ -140,12 +142,14 @@ class AddedVocabulary:
         return bool(self._normalized)
 
     def split_raw(self, text: str) -> list[Match]:
-        return self._split(text, self._raw, self._raw_lengths)
+        return self._split(text, self._raw, self._raw_lengths, self._raw_first)
 
     def split_normalized(self, text: str) -> list[Match]:
-        return self._split(text, self._normalized, self._normalized_lengths)
+        return self._split(text, self._normalized, self._normalized_lengths,
+                           self._normalized_first)
 
-    def _split(self, text: str, patterns: dict[str, int], lengths: list[int]) -> list[Match]:
+    def _split(self, text: str, patterns: dict[str, int], lengths: list[int],
+               first: frozenset[str] | None) -> list[Match]:
         if not patterns or not text:
             return [Match(None, 0, len(text))]
         out: list[Match] = []
@@ -153,6 +157,9 @@ class AddedVocabulary:
         i = 0
         n = len(text)
         while i < n:
+            if first is not None and text[i] not in first:
+                i += 1  # no pattern starts with this character
+                continue
             found = self._longest_at(text, i, patterns, lengths)
             if found is None:
                 i += 1
@@ -189,3 +196,11 @@ class AddedVocabulary:
             if len(candidate) == length and candidate in patterns:
                 return candidate
         return None
+
+
+def _first_characters(patterns: dict[str, int]) -> frozenset[str] | None:
+    """The characters some pattern starts with (a position starting with any other one
+    matches nothing); None when a pattern is empty, which matches everywhere."""
+    if not all(patterns):
+        return None
+    return frozenset(pattern[0] for pattern in patterns)

@@ -45,6 +45,10 @@ def byte_piece(byte: int) -> str:
     return f"<0x{byte:02X}>"
 
 
+#: ``byte_piece(b)`` for every byte, spelled once (every load looks all 256 up).
+_BYTE_PIECES: tuple[str, ...] = tuple(byte_piece(b) for b in range(256))
+
+
 @dataclass(frozen=True, slots=True)
 class BpeToken:
     """One model token of one word; ``start``/``end`` are character offsets in the word."""
@@ -107,7 +111,7 @@ class BpeModel:
         self.ignore_merges = ignore_merges
         self.dropout = dropout
         self._strict = strict
-        self._byte_ids: list[int | None] = [vocab.get(byte_piece(b)) for b in range(256)]
+        self._byte_ids: list[int | None] = [vocab.get(piece) for piece in _BYTE_PIECES]
         self._cache: dict[str, tuple[BpeToken, ...]] = {}
 
     # -- loading ----------------------------------------------------------------
@@ -282,30 +286,50 @@ def _cacheable(word: str) -> bool:
 def _merge_all(ids: list[int], ends: list[int], merges: dict[int, tuple[int, int]]) -> list[int]:
     """Upstream ``Word::merge_all`` without dropout, in place; returns the surviving indices.
 
-    A min-heap of (rank, position, new id); a popped entry is skipped when its
-    left symbol is consumed, has no right neighbour, or the *current* pair's
-    merge is missing or yields another id (upstream compares the new id only).
-    The left symbol absorbs the right; its span grows to the right's end.
+    Upstream pops a min-heap of (rank, position, new id); a popped entry is skipped when
+    its left symbol is consumed, has no right neighbour, or the *current* pair's merge is
+    missing or yields another id (upstream compares the new id only). The left symbol
+    absorbs the right; its span grows to the right's end.
+
+    The queue here pops in exactly that order but is built in two levels, so that no heap
+    grows with the word: ``ranks`` is a min-heap of the ranks that have pending entries,
+    and ``queued[rank]`` a min-heap of their positions (a rank always yields the same new
+    id, kept in ``made``). On a long word one heap of every entry costs more than
+    n log n (its entries stop fitting in the caches); this stays close to linear.
     """
     n = len(ids)
     nxt = [*range(1, n), -1]
     prv = list(range(-1, n - 1))
     alive = [True] * n
-    heap: list[tuple[int, int, int]] = []
+    get = merges.get  # keys: _pair_key(left, right), inlined below as (left << 32) | right
+    queued: dict[int, list[int]] = {}
+    made: dict[int, int] = {}
     for pos in range(n - 1):
-        merge = merges.get(_pair_key(ids[pos], ids[pos + 1]))
+        merge = get((ids[pos] << 32) | ids[pos + 1])
         if merge is not None:
-            heap.append((merge[0], pos, merge[1]))
-    heapq.heapify(heap)
+            positions = queued.get(merge[0])
+            if positions is None:
+                queued[merge[0]] = [pos]
+                made[merge[0]] = merge[1]
+            else:
+                positions.append(pos)  # ascending: already a heap
+    ranks = list(queued)
+    heapq.heapify(ranks)
     pop, push = heapq.heappop, heapq.heappush
-    while heap:
-        _, pos, new_id = pop(heap)
+    while ranks:
+        rank = ranks[0]
+        positions = queued[rank]
+        pos = pop(positions)
+        if not positions:
+            pop(ranks)
+            del queued[rank]
         if not alive[pos]:
             continue
         right = nxt[pos]
         if right == -1:
             continue
-        merge = merges.get(_pair_key(ids[pos], ids[right]))
+        new_id = made[rank]
+        merge = get((ids[pos] << 32) | ids[right])
         if merge is None or merge[1] != new_id:
             continue
         ids[pos] = new_id
@@ -313,22 +337,41 @@ def _merge_all(ids: list[int], ends: list[int], merges: dict[int, tuple[int, int
         alive[right] = False
         after = nxt[right]
         nxt[pos] = after
+        # The two new pairs, inlined (this loop is the hot path of every long word).
         before = prv[pos]
         if before != -1:
-            merge = merges.get(_pair_key(ids[before], new_id))
+            merge = get((ids[before] << 32) | new_id)
             if merge is not None:
-                push(heap, (merge[0], before, merge[1]))
+                positions = queued.get(merge[0])
+                if positions is None:
+                    queued[merge[0]] = [before]
+                    made[merge[0]] = merge[1]
+                    push(ranks, merge[0])
+                else:
+                    push(positions, before)
         if after != -1:
             prv[after] = pos
-            merge = merges.get(_pair_key(new_id, ids[after]))
+            merge = get((new_id << 32) | ids[after])
             if merge is not None:
-                push(heap, (merge[0], pos, merge[1]))
+                positions = queued.get(merge[0])
+                if positions is None:
+                    queued[merge[0]] = [pos]
+                    made[merge[0]] = merge[1]
+                    push(ranks, merge[0])
+                else:
+                    push(positions, pos)
     return [i for i in range(n) if alive[i]]
 
 
 # -- loading helpers ----------------------------------------------------------------
 def _parse_vocab(node: Node) -> dict[str, int]:
-    return {token: id_node.u32() for token, id_node in node.items()}
+    vocab: dict[str, int] = {}
+    for token, token_id in node.obj().items():
+        if type(token_id) is int and 0 <= token_id < 2**32:
+            vocab[token] = token_id  # what Node.u32() accepts, without a Node per entry
+        else:
+            vocab[token] = Node(token_id, node.child_path(token)).u32()  # refuses it
+    return vocab
 
 
 def _parse_merges(node: Node) -> list[_Merge]:
@@ -468,10 +511,10 @@ def _check_byte_alphabet(vocab: dict[str, int], node: Node) -> None:
                 f"ever looks up {byte_piece(int(match.group(1), 16))!r}",
                 token,
             )
-    for byte in range(256):
-        if byte_piece(byte) not in vocab:
+    for piece in _BYTE_PIECES:
+        if piece not in vocab:
             node.fail(
                 "byte-alphabet-incomplete",
-                f"byte_fallback is declared but {byte_piece(byte)!r} is missing from the "
+                f"byte_fallback is declared but {piece!r} is missing from the "
                 "vocabulary (all 256 <0xXX> pieces are required)",
             )
