@@ -32,6 +32,8 @@ LOAD_RULES: dict[str, str] = {
 }
 
 ENCODE_RULES: dict[str, str] = {
+    "text-not-unicode": "The text holds a lone surrogate, which no UTF-8 text can carry "
+    "(upstream's Python binding raises TypeError).",
     "unk-token-missing-at-encode": "Lenient mode: an unknown character needs unk_token, which "
     "is not in the vocabulary (upstream raises at encode).",
     "character-dropped": "Strict mode: a character is neither in the vocabulary nor "

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 from .added_vocabulary import AddedVocabulary
 from .alignment import NormalizedText
 from .encoding import EncodedSequence, EncodedToken
-from .errors import DecodeError
+from .errors import DecodeError, EncodeError
 
 if TYPE_CHECKING:
     from .bpe import BpeModel
@@ -58,8 +58,12 @@ class Tokenizer:
     ) -> EncodedSequence:
         """Encode ``text`` (and optionally a ``pair`` second sequence, whose spans are
         offsets into ``pair``). Raises ``EncodeError`` where the tokenizer cannot encode."""
+        _check_unicode(text, "text")
         first = self._encode_sequence(text)
-        second = None if pair is None else self._encode_sequence(pair)
+        second = None
+        if pair is not None:
+            _check_unicode(pair, "pair")
+            second = self._encode_sequence(pair)
         if self.post_processor is not None:
             tokens, type_ids = self.post_processor.apply(first, second, add_special_tokens)
         else:
@@ -156,3 +160,13 @@ class Tokenizer:
     @staticmethod
     def _added_piece(token_id: int, value: str, span: tuple[int, int]) -> _Piece:
         return _Piece(None, EncodedToken(token_id, value, span[0], span[1], "added"))
+
+
+def _check_unicode(text: str, where: str) -> None:
+    if text.isascii():
+        return
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise EncodeError("text-not-unicode", where,
+                          f"a lone surrogate at {exc.start} is not Unicode text") from None

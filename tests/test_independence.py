@@ -43,3 +43,17 @@ def test_works_with_tokenizers_blocked() -> None:
                             check=False, cwd=IMPLEMENTATION.parent)
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "ok"
+
+
+def test_a_lone_surrogate_in_the_text_is_an_encode_error() -> None:
+    import pytest
+
+    import implementation as ref
+
+    tok = ref.load_tokenizer(
+        {"model": {"type": "BPE", "vocab": {"a": 0}, "merges": [], "unk_token": "a"}})
+    with pytest.raises(ref.EncodeError) as info:
+        tok.encode_with_spans("a\ud800")
+    assert info.value.rule == "text-not-unicode"
+    with pytest.raises(ref.EncodeError):
+        tok.encode_with_spans("a", pair="\udfff")
