@@ -98,3 +98,18 @@ def oracles(session: nox.Session) -> None:
     if _reference_version(args) is None:
         args = ["--reference", version, *args]
     session.run("python", "-m", "harness", "oracles", *args)
+
+
+@nox.session(python=PYTHON)
+def bench(session: nox.Session) -> None:
+    """Benchmarks -> reports/bench.yaml: encode throughput of the reference against
+    tokenizers 0.23.1 (Mistral v0.1 on the real-model corpus, a small trained vocabulary),
+    cost growth on long words, the default conformance exploration's comparisons/s and its
+    split, decode throughput, peak memory of a conformance run.
+
+    Arguments after `--` go to `python -m harness bench` (--scale tiny, --repeats N,
+    --only encode,growth,harness,decode,memory, --output FILE). Figures are min / median /
+    max over repeats; run it on a quiet machine (the report records the load average).
+    """
+    session.install("-e", ".[harness]")
+    session.run("python", "-m", "harness", "bench", *session.posargs)

@@ -1,4 +1,4 @@
-"""``python -m harness conformance | reproduce | oracles | report``."""
+"""``python -m harness conformance | reproduce | oracles | report | bench``."""
 
 from __future__ import annotations
 
@@ -71,7 +71,21 @@ def main(argv: list[str] | None = None) -> int:
     orc.add_argument("--root", type=Path, default=Path("."),
                      help="the repository to read and write (default: the current folder)")
 
-    args = parser.parse_args(argv)
+    # Listed for --help only: `bench` is dispatched before parsing (see below).
+    sub.add_parser("bench", add_help=False,
+                   help="benchmarks: the reference against tokenizers (encode, cost growth, "
+                        "decode), the harness' throughput and peak memory -> "
+                        "reports/bench.yaml (python -m harness bench --help)")
+
+    arguments = sys.argv[1:] if argv is None else list(argv)
+    if arguments[:1] == ["bench"]:
+        # harness.bench is imported for this command only: Hypothesis mixes constants from
+        # every loaded module of this repository into what it generates, so loading it in
+        # a conformance run would change the cases a seed explores.
+        from .bench import main as bench_main
+
+        return bench_main(arguments[1:])
+    args = parser.parse_args(arguments)
     if args.command == "conformance":
         return _conformance(args)
     if args.command == "oracles":
