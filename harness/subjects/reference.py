@@ -2,7 +2,9 @@
 
 Uses only the reference's public API. Its own refusals (``TokenizerError``) become
 ``Refused`` with the stable rule id; anything else it raises is a bug of ours and becomes
-``Crashed("exception")``, which no divergence class ever excuses.
+``Crashed("exception")``, which no divergence class ever excuses. (``Exception``, not
+``BaseException``, on purpose: the reference is pure Python and cannot panic; a
+KeyboardInterrupt must still stop the run.)
 """
 
 from __future__ import annotations
