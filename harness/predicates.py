@@ -347,8 +347,8 @@ def dropped_character_offsets(ctx: Context, div: Divergence) -> frozenset[int]:
             or not isinstance(obs.input, str)):
         return NONE
     texts = [obs.input, *([obs.option("pair")] if obs.option("pair") is not None else [])]
-    if not any(_dropped(ctx, c) for text in texts for word, _ in ctx.lenient.pre_tokenize(text)
-               for c in word):
+    if not any(_drops_a_symbol(ctx, word) for text in texts
+               for word, _ in ctx.lenient.pre_tokenize(text)):
         return NONE
     ref, up = pair
     return frozenset(
@@ -357,11 +357,21 @@ def dropped_character_offsets(ctx: Context, div: Divergence) -> frozenset[int]:
     )
 
 
-def _dropped(ctx: Context, ch: str) -> bool:
-    """A normalized character no piece, no complete byte pieces and no unk covers."""
-    if ch in ctx.vocab:
-        return False
-    return not (ctx.byte_fallback and all(f"<0x{b:02X}>" in ctx.vocab for b in ch.encode()))
+def _drops_a_symbol(ctx: Context, word: str) -> bool:
+    """Some symbol of the word (a character, decorated as upstream decorates it) has no
+    piece and no complete byte pieces, so that without an unk token it is dropped."""
+    prefix = ctx.model.get("continuing_subword_prefix")
+    suffix = ctx.model.get("end_of_word_suffix")
+    last = len(word) - 1
+    for k, ch in enumerate(word):
+        symbol = f"{prefix}{ch}" if k > 0 and isinstance(prefix, str) else ch
+        symbol = f"{symbol}{suffix}" if k == last and isinstance(suffix, str) else symbol
+        if symbol in ctx.vocab:
+            continue
+        if not (ctx.byte_fallback
+                and all(f"<0x{b:02X}>" in ctx.vocab for b in symbol.encode())):
+            return True
+    return False
 
 
 # -- the ordering bug ------------------------------------------------------------------------
