@@ -9,12 +9,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from .jsonfields import Node
-
-# Unicode White_Space: what upstream's Rust regex \s matches (Python's \s also takes \x1c-\x1f).
-_WHITE_SPACE = frozenset(
-    "\t\n\x0b\x0c\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007"
-    "\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
-)
+from .patterns import WHITE_SPACE
 
 
 def is_word_char(c: str) -> bool:
@@ -175,11 +170,11 @@ class AddedVocabulary:
                     continue
             if token.lstrip:
                 new_start = start
-                while new_start > 0 and text[new_start - 1] in _WHITE_SPACE:
+                while new_start > 0 and text[new_start - 1] in WHITE_SPACE:
                     new_start -= 1
                 start = max(new_start, consumed)
             if token.rstrip:
-                while stop < n and text[stop] in _WHITE_SPACE:
+                while stop < n and text[stop] in WHITE_SPACE:
                     stop += 1
             if consumed < start:
                 out.append(Match(None, consumed, start))

@@ -22,9 +22,14 @@ class UnsupportedRegexError(Exception):
     """An Oniguruma construct this reference cannot express identically with ``re``."""
 
 
-#: Oniguruma's Unicode ``\\s`` (measured over every code point): Python's ``\\s``
-#: also takes U+001C..U+001F, so ``\\s`` is spelled out as this class body.
-_WHITESPACE_CLASS = r"\t\n\x0b\x0c\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000"
+WHITE_SPACE: frozenset[str] = frozenset(
+    "\t\n\x0b\x0c\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007"
+    "\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
+)
+"""Unicode White_Space: what Oniguruma's and Rust regex's ``\\s`` match (measured over every
+code point). Python's ``\\s`` also takes U+001C..U+001F, so ``\\s`` is spelled out."""
+#: The class body ``\\s`` becomes.
+_WHITESPACE_CLASS = "".join(f"\\u{ord(c):04x}" for c in sorted(WHITE_SPACE))
 
 _CONTROL_ESCAPES = {
     "t": "\t", "n": "\n", "r": "\r", "f": "\f", "v": "\x0b", "a": "\x07", "e": "\x1b",
