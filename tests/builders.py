@@ -1,7 +1,8 @@
 """Builders of tokenizer.json documents (as dicts) shared by the tests.
 
-``probe_document`` is the A1 probe template of the reference notes
-(``/work/shared/reference/hf-tokenizers-0.23.1-bpe.md``, A1): every expected upstream
+``probe_document`` is the probe template upstream was measured with: a whole
+tokenizer.json with every top-level component explicit and a BPE model whose options
+default to null / false. Every expected upstream
 value in the tests was observed by running tokenizers 0.23.1 on the documents these
 functions build (``Tokenizer.from_str(json.dumps(document))``), so a change here
 invalidates the observations: do not change a builder's output, add a new one.
@@ -42,7 +43,7 @@ def byte_alphabet() -> list[str]:
 
 
 def vocab_of(tokens: Vocab) -> dict[str, int]:
-    """A list means ``{token: index}`` (A1); a mapping is copied as is."""
+    """A list means ``{token: index}`` (in list order); a mapping is copied as is."""
     if isinstance(tokens, Mapping):
         return dict(tokens)
     return {token: i for i, token in enumerate(tokens)}
@@ -71,7 +72,7 @@ def added_token(
 
 
 def llama_specials(*, normalized: bool = False) -> list[dict[str, Any]]:
-    """``<unk>``, ``<s>``, ``</s>`` as ids 0-2, special (§4.1)."""
+    """``<unk>``, ``<s>``, ``</s>`` as ids 0-2, special (as in the Llama-2 tokenizer.json)."""
     return [
         added_token(content, i, normalized=normalized)
         for i, content in enumerate(("<unk>", "<s>", "</s>"))
@@ -79,7 +80,7 @@ def llama_specials(*, normalized: bool = False) -> list[dict[str, Any]]:
 
 
 # ---------------------------------------------------------------------------
-# Components (§4.1 of the reference notes)
+# Components of the Llama-2 / Mistral v0.1 tokenizer.json
 # ---------------------------------------------------------------------------
 
 
@@ -170,7 +171,7 @@ def probe_document(
     post_processor: Any = None,
     **model_fields: Any,
 ) -> dict[str, Any]:
-    """The A1 probe template: a whole tokenizer.json over a BPE model.
+    """The probe template: a whole tokenizer.json over a BPE model.
 
     ``model_fields`` override or add model keys (``continuing_subword_prefix``...).
     """
@@ -200,7 +201,7 @@ def probe_document(
     }
 
 
-#: A1's Llama-like probe: its characters and merges.
+#: The Llama-like probe: its characters and merges.
 LLAMA_CHARS = METASPACE + "abcdefghijklmnopqrstuvwxyzHWé"
 LLAMA_MERGES: tuple[tuple[str, str], ...] = (
     (METASPACE, "H"), ("e", "l"), ("el", "l"), ("ell", "o"), (METASPACE + "H", "ello"),
@@ -223,7 +224,7 @@ def llama_vocab(extra_merges: Sequence[Sequence[str]] = ()) -> list[str]:
 def llama_like_document(
     *, added_tokens: Sequence[Mapping[str, Any]] | None = None, **overrides: Any
 ) -> dict[str, Any]:
-    """A1's Llama-like probe: byte_fallback + fuse_unk, the §4.1 normalizer, template and
+    """The Llama-like probe: byte_fallback + fuse_unk, the Llama-2 normalizer, template and
     decoder, the three specials as added tokens (normalized false, special true).
 
     ``added_tokens`` replaces the three specials; ``overrides`` go to ``probe_document``.
@@ -241,7 +242,8 @@ def llama_like_document(
     return probe_document(llama_vocab(), LLAMA_MERGES, **fields)
 
 
-#: Extra merges of the Metaspace documents, so the §4.3 texts come out as whole words.
+#: Extra merges of the Metaspace documents, so the texts of test_metaspace_pipeline.py come
+#: out as whole words.
 METASPACE_EXTRA_MERGES: tuple[tuple[str, str], ...] = (
     ("e", "y"), (METASPACE + "H", "ey"), (METASPACE, "m"), (METASPACE + "m", "y"),
     (METASPACE, "f"), ("r", "i"), ("e", "n"), ("en", "d"), (METASPACE + "f", "ri"),

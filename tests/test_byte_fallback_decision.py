@@ -1,4 +1,4 @@
-"""The byte-fallback decision (``/work/shared/spec/decision-byte-fallback.md``), end to end
+"""The byte-fallback decision (``docs/spec/byte-fallback.md``), end to end
 through ``load_tokenizer``.
 
 Every expected value that reproduces upstream was OBSERVED by running tokenizers 0.23.1

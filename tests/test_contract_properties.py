@@ -1,6 +1,6 @@
 """Properties of the reference over generated documents and texts.
 
-(a) The offset contract (``/work/shared/spec/offset-contract.md``): its four invariants
+(a) The offset contract (``docs/spec/offset-contract.md``): its four invariants
     hold for every encoding of every generated document the strict reference loads.
     Cases come from ``harness.strategies.cases()`` (mixed with the compact
     ``builders.cases()``; the latter alone when the harness exposes no ``cases``).

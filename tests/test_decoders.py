@@ -1,6 +1,6 @@
 """Decoders against values observed from tokenizers 0.23.1.
 
-Every expected decode below was printed by tokenizers 0.23.1 (/work/venv),
+Every expected decode below was printed by tokenizers 0.23.1,
 e.g. ``decoders.ByteFallback().decode(tokens)`` or a ``decoders.Sequence`` of
 the Llama steps; upstream's ``decode`` is ``"".join(decode_chain(tokens))``,
 so the tests compare the joined chain. Where this reference deliberately
@@ -68,7 +68,7 @@ def refusal(decoder: Any, *, strict: bool = False, byte_fallback: bool = False) 
 
 # (tokens, observed decoders.ByteFallback().decode(tokens))
 BYTE_FALLBACK_OBSERVED: list[tuple[list[str], str]] = [
-    # reference notes §5.2 table
+    # runs of whole and invalid UTF-8 (one U+FFFD per byte of an invalid run)
     (["<0x61>", "<0xC3>"], FFFD * 2),
     (["<0xE2>", "<0x82>", "a", "<0xAC>"], FFFD * 2 + "a" + FFFD),
     (["<0xE2>", "<0x82>", "<0xAC>"], "€"),

@@ -1,5 +1,7 @@
-"""The Llama-2 / Mistral-v0.1 front end on the A1 Llama-like probe (reference notes §4.1,
-§4.2, §5.3, §1.5, §3.4).
+"""The Llama-2 / Mistral-v0.1 front end on the Llama-like probe
+(``fixtures/llama_like.tokenizer.json``, ``builders.llama_like_document``): the Prepend +
+Replace normalizer, the BOS template and the Replace, ByteFallback, Fuse, Strip decoder;
+normalized added tokens; lstrip / rstrip / single_word; added-token id assignment.
 
 Every expected value that reproduces upstream was OBSERVED by running tokenizers 0.23.1
 on the same document (``builders.llama_like_document``). One deliberate difference runs
@@ -39,7 +41,7 @@ def encode(tok: ref.Tokenizer, text: str, **kwargs: Any) -> list[Tok]:
 
 
 # ---------------------------------------------------------------------------
-# §4.2: every row of the table (and a few more), observed on the A1 probe
+# Encode and decode of the Llama front end, observed on the Llama-like probe
 # ---------------------------------------------------------------------------
 
 EMOJI = [("<0xF0>", 243, 5, 6), ("<0x9F>", 162, 5, 6), ("<0x98>", 155, 5, 6),
@@ -168,7 +170,7 @@ def test_pair_encoding_without_special_tokens(
 
 
 # ---------------------------------------------------------------------------
-# §5.3: normalized added tokens -- 0.23.1 behaviour reproduced
+# Normalized added tokens (their decode changed in tokenizers 0.23.0) -- 0.23.1 reproduced
 # ---------------------------------------------------------------------------
 
 NORMALIZED_X = load(added_tokens=[*llama_specials(),
@@ -269,7 +271,7 @@ def test_specials_declared_normalized_id_to_token() -> None:
 
 
 # ---------------------------------------------------------------------------
-# lstrip / rstrip / single_word (§3.4), observed upstream
+# lstrip / rstrip / single_word, observed upstream
 # ---------------------------------------------------------------------------
 
 STRIPPING = load(added_tokens=[
@@ -352,7 +354,7 @@ def test_stripping_tokens_id_to_token() -> None:
 
 
 # ---------------------------------------------------------------------------
-# §1.5: upstream re-assigns added-token ids; the JSON id is ignored
+# Upstream re-assigns added-token ids; the JSON id is ignored
 # ---------------------------------------------------------------------------
 
 ASSIGNED = load(added_tokens=[

@@ -1,4 +1,4 @@
-"""The Metaspace pre-tokenizer pipeline (reference notes §4.3) and the Metaspace decoder.
+"""The Metaspace pre-tokenizer pipeline and the Metaspace decoder.
 
 The documents are ``builders.metaspace_document(prepend_scheme, split)``: a Metaspace-only
 file (no normalizer, no byte_fallback, no post-processor), the three specials as added
@@ -446,7 +446,7 @@ def test_leading_space_is_absorbed() -> None:
 
 
 # ---------------------------------------------------------------------------
-# Deserialization, and the legacy add_prefix_space rules (§4.3), at load
+# Deserialization, and the legacy add_prefix_space rules, at load
 # ---------------------------------------------------------------------------
 
 PROBE_TEXT = "Hello world <s>Hello"

@@ -1,6 +1,6 @@
 """TemplateProcessing against values observed from tokenizers 0.23.1.
 
-Expected ids, strings and type ids were printed by tokenizers 0.23.1 (/work/venv)
+Expected ids, strings and type ids were printed by tokenizers 0.23.1
 from ``Tokenizer.from_str(...).encode(a, b, add_special_tokens=...)`` over a
 vocabulary where ``<s>``=1, ``</s>``=2, ``a``=3, ``b``=4, ``c``=5, with
 ``a="ab"`` and ``b="c"`` and no normalizer or pre-tokenizer. Upstream reports

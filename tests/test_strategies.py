@@ -259,7 +259,7 @@ def test_unknown_dimension_or_option_is_an_error() -> None:
 # --- upstream accepts what it should ------------------------------------------------------
 
 ALLOWED_LOAD_FAILURES = (
-    "out of vocabulary",                    # merge part/result missing (§1.3)
+    "out of vocabulary",                    # merge part/result missing: a load error
     "out of range for slice of length",     # result longer than every entry: 0.23 panic
     "slice index starts at",                # right part shorter than the prefix: panic
 )

@@ -1,8 +1,10 @@
 """The upstream subject (harness/subjects/upstream.py) against tokenizers 0.23.1.
 
-Every expectation below is a measurement recorded in the reference notes
-(/work/shared/reference/hf-tokenizers-0.23.1-bpe.md): §1.3 (builder panics and errors),
-§2.2 and A1 (the unk / byte-fallback misordering), §5.2 (Strip decoder panics).
+Every expectation below is a measurement of tokenizers 0.23.1: the BPE builder's panics and
+load errors on crafted merges (also pinned by ``oracles/upstream_panics.json``), the
+unknown token checked only at encode, the unk / byte-fallback misordering
+(``docs/spec/byte-fallback.md#bf-ordering``) and the Strip decoder's panics
+(``docs/decisions/0010-strip-decoder-panics.md``).
 """
 
 from __future__ import annotations
@@ -33,7 +35,7 @@ def test_version_is_the_pinned_one() -> None:
 
 
 def test_merge_result_longer_than_every_entry_is_a_panic_and_the_next_load_works() -> None:
-    # §1.3: result "ab" (2 bytes) missing, longest entry 1 byte -> 0.23.x panics.
+    # Merge result "ab" (2 bytes) missing, longest entry 1 byte -> 0.23.x panics.
     crashed = upstream.load(json.dumps(probe_document(["a", "b"], [["a", "b"]])))
     assert crashed == Crashed("panic", "range end index 2 out of range for slice of length 1")
 
@@ -43,14 +45,14 @@ def test_merge_result_longer_than_every_entry_is_a_panic_and_the_next_load_works
 
 
 def test_prefix_underflow_is_a_panic() -> None:
-    # §1.3: a right part shorter than continuing_subword_prefix.
+    # A merge's right part shorter than continuing_subword_prefix -> panic.
     document = probe_document(["a", "b", "ab"], [["a", "b"]], continuing_subword_prefix="##")
     outcome = upstream.load(json.dumps(document))
     assert isinstance(outcome, Crashed) and outcome.kind == "panic"
 
 
 def test_strip_decoder_panic_is_crashed_and_the_handle_still_works() -> None:
-    # §5.2: Strip with stop=1 panics on a token shorter than one character ("" after Fuse
+    # Strip with stop=1 panics on a token shorter than one character ("" after Fuse
     # of a decode whose every id was skipped), and start=1, stop=1 panics on " ".
     document = probe_document(
         ["a", "b", "ab", " "], [["a", "b"]],
@@ -66,7 +68,7 @@ def test_strip_decoder_panic_is_crashed_and_the_handle_still_works() -> None:
 
 
 def test_load_error_is_refused_without_the_serde_position() -> None:
-    # §1.3: a missing merge result no longer than the longest entry is a normal error.
+    # A missing merge result no longer than the longest entry is a normal error.
     document = probe_document(["a", "b", "abc"], [["a", "b"]])
     outcome = upstream.load(json.dumps(document))
     assert isinstance(outcome, Refused)
@@ -81,7 +83,7 @@ def test_bad_version_is_refused() -> None:
 
 
 def test_dangling_unk_token_is_refused_at_encode_only_when_needed() -> None:
-    # §2.2: unk_token set but not in the vocabulary: load succeeds, known chars encode,
+    # unk_token set but not in the vocabulary: load succeeds, known chars encode,
     # the first unknown char fails the whole encode.
     handle = _load(probe_document(["a", "b"], unk_token="<unk>"))
     assert upstream.encode(handle, "ab").ids == (0, 1)  # type: ignore[union-attr]
@@ -92,7 +94,7 @@ def test_dangling_unk_token_is_refused_at_encode_only_when_needed() -> None:
 
 
 def test_a1_misordering_probe_gives_the_documented_stream() -> None:
-    # A1 / §2.2: V=["<unk>","<0x58>"], byte_fallback, no decoder.
+    # The misordering probe: V=["<unk>","<0x58>"], byte_fallback, no decoder.
     handle = _load(probe_document(["<unk>", "<0x58>"], unk_token="<unk>", byte_fallback=True))
     expected = Encoded(ids=(1, 0), tokens=("<0x58>", "<unk>"), spans=((0, 1), (1, 2)),
                        special_mask=(0, 0))

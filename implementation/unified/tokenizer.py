@@ -1,6 +1,6 @@
 """``DualTrackTokenizer``: the general track, the MorphBPE track for Mongolian script,
 synthetic specials and image/video patch tokens, in one id space, under the offset
-contract (``/work/shared/spec/offset-contract.md``; ``docs/unified.md``).
+contract (``docs/spec/offset-contract.md``; ``docs/unified.md``).
 """
 
 from __future__ import annotations
