@@ -1,4 +1,8 @@
-"""``python -m harness conformance | reproduce | oracles | report | bench``."""
+"""``python -m harness conformance | reproduce | report | oracles | bench``.
+
+Every user error is one line on standard error and exit status 2; Ctrl-C and SIGTERM stop
+any command within a moment, say what was interrupted, write nothing, and exit 130 / 143.
+"""
 
 from __future__ import annotations
 
@@ -8,27 +12,51 @@ import shlex
 import sys
 import time
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any, NoReturn, TextIO
 
-from .profiles import DEFAULT_PROFILE, PROFILES
+from .core import interrupts
+from .core.profiles import DEFAULT_PROFILE, PROFILES
 
 DEFAULT_REPORT = Path("reports/conformance.yaml")
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m harness")
-    sub = parser.add_subparsers(dest="command", required=True)
+class UsageError(Exception):
+    """A mistake on the command line or in the environment: one line, exit 2."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(f"{self.prog}: {message}")
+
+
+def _at_least(minimum: int, what: str) -> Any:
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(
+                f"{what} must be an integer, not {text!r:.40}") from None
+        if value < minimum:
+            raise argparse.ArgumentTypeError(f"{what} must be at least {minimum}, not {value}")
+        return value
+
+    return parse
+
+
+def _parser() -> _Parser:
+    parser = _Parser(prog="python -m harness")
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
     conf = sub.add_parser("conformance", help="fuzz the reference against tokenizers")
     conf.add_argument("--profile", choices=sorted(PROFILES), default=DEFAULT_PROFILE)
-    conf.add_argument("--examples", type=int, default=None,
+    conf.add_argument("--examples", type=_at_least(1, "--examples"), default=None,
                       help="number of generated cases (default: the profile's)")
-    conf.add_argument("--seed", type=int, default=0)
+    conf.add_argument("--seed", type=_at_least(0, "--seed"), default=0)
     conf.add_argument("--report", type=Path, default=DEFAULT_REPORT)
-    conf.add_argument("--real-examples", type=int, default=None,
+    conf.add_argument("--real-examples", type=_at_least(-1, "--real-examples"), default=None,
                       help="Hypothesis texts per real-model fixture (default: the profile's; "
                       "-1 skips the real models)")
-    conf.add_argument("--workers", type=int, default=1,
+    conf.add_argument("--workers", type=_at_least(1, "--workers"), default=1,
                       help="processes: the exploration is sharded by seed across them, the "
                       "witness searches and real models spread over them (default 1)")
     conf.add_argument("--no-database", action="store_true",
@@ -71,21 +99,42 @@ def main(argv: list[str] | None = None) -> int:
     orc.add_argument("--root", type=Path, default=Path("."),
                      help="the repository to read and write (default: the current folder)")
 
-    # Listed for --help only: `bench` is dispatched before parsing (see below).
+    # Listed for --help only: `bench` is dispatched before parsing (see main).
     sub.add_parser("bench", add_help=False,
                    help="benchmarks: the reference against tokenizers (encode, cost growth, "
-                        "decode), the harness' throughput and peak memory -> "
-                        "reports/bench.yaml (python -m harness bench --help)")
+                        "decode), the harness' throughput and peak memory "
+                        "(python -m harness bench --help)")
+    return parser
 
+
+def main(argv: list[str] | None = None) -> int:
     arguments = sys.argv[1:] if argv is None else list(argv)
+    interrupts.install()
+    try:
+        return _dispatch(arguments)
+    except UsageError as exc:
+        print(str(exc).splitlines()[0], file=sys.stderr)
+        return 2
+    except (interrupts.Interrupted, KeyboardInterrupt) as exc:
+        signum = exc.signum if isinstance(exc, interrupts.Interrupted) else 2
+        what = arguments[0] if arguments else "the command"
+        print(f"python -m harness {what}: interrupted ({_signal_name(signum)}); nothing "
+              "was written", file=sys.stderr)
+        return interrupts.Interrupted(signum).exit_status
+
+
+def _signal_name(signum: int) -> str:
+    import signal
+
+    return signal.Signals(signum).name
+
+
+def _dispatch(arguments: list[str]) -> int:
     if arguments[:1] == ["bench"]:
-        # harness.bench is imported for this command only: Hypothesis mixes constants from
-        # every loaded module of this repository into what it generates, so loading it in
-        # a conformance run would change the cases a seed explores.
-        from .bench import main as bench_main
+        from .bench.bench import main as bench_main
 
         return bench_main(arguments[1:])
-    args = parser.parse_args(arguments)
+    args = _parser().parse_args(arguments)
     if args.command == "conformance":
         return _conformance(args)
     if args.command == "oracles":
@@ -96,9 +145,10 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _conformance(args: argparse.Namespace) -> int:
-    from . import parallel
-    from .conformance import run
-    from .reports import write_report
+    from .job import run
+    from .report.build import build_report
+    from .report.files import write_report
+    from .runs import database as example_db
 
     command = "python -m harness conformance " + shlex.join(
         ["--profile", args.profile, "--seed", str(args.seed)]
@@ -106,38 +156,51 @@ def _conformance(args: argparse.Namespace) -> int:
         + (["--real-examples", str(args.real_examples)]
            if args.real_examples is not None else [])
         + (["--workers", str(args.workers)] if args.workers != 1 else []))
-    database = None if args.no_database else parallel.example_database()
+    report_dir = args.report.parent
+    if report_dir.exists() and not report_dir.is_dir():
+        raise UsageError(f"--report {args.report}: {report_dir} is not a folder")
+    try:
+        database = None if args.no_database else example_db.example_database()
+    except example_db.DatabaseError as exc:
+        raise UsageError(str(exc)) from None
     budget = args.examples if args.examples is not None else PROFILES[args.profile].examples
     line = ProgressLine(budget)
     try:
         result = run(profile_name=args.profile, seed_value=args.seed, examples=args.examples,
                      command=command, real_examples=args.real_examples,
                      workers=args.workers, database=database,
-                     progress=line if line.enabled else None,
-                     phase=line.phase)
+                     progress=line if line.enabled else None, phase=line.phase)
     finally:
         line.close()
-    write_report(result, args.report)
-    stats = result.stats
-    rate = stats.comparisons / max(result.explore_seconds, 1e-9)
+    interrupts.check()  # a signal whose first raise was swallowed: still nothing written
+    write_report(build_report(result, args.report.as_posix()), args.report)
+    tally = result.tally
+    rate = tally.comparisons / max(result.explore_seconds, 1e-9)
     workers = f" by {args.workers} workers" if args.workers > 1 else ""
-    print(f"{stats.examples} cases, {stats.comparisons} comparisons explored{workers} in "
+    print(f"{tally.examples} cases, {tally.comparisons} comparisons explored{workers} in "
           f"{result.explore_seconds:.1f}s ({rate:.0f} comparisons/s); "
           f"{result.duration:.1f}s in all with shrinking")
     if database is not None:
-        print(f"example database: {parallel.describe_database(database)}; "
+        print(f"example database: {example_db.describe_database(database)}; "
               f"{result.replayed} stored failing case(s) replayed, "
-              f"{len(stats.failure_witness)} failure witness(es) stored")
-    print(f"intended divergences: {sum(stats.by_class.values())} "
-          f"in {len(stats.by_class)} classes; failures: {sum(stats.failures.values())}")
-    for sig, count in sorted(stats.failures.items()):
+              f"{len(tally.failure_witness)} failure witness(es) stored")
+    print(f"intended divergences: {sum(tally.by_class.values())} "
+          f"in {len(tally.by_class)} classes; failures: {tally.failure_count}")
+    for sig, count in sorted(tally.failures.items()):
         print(f"  FAILURE x{count}: {sig}")
+    for error in tally.errors:
+        print(f"  HARNESS ERROR: {error.splitlines()[0]}")
     for fixture in result.real_models:
         print(f"  real model {fixture.name}: {fixture.corpus_texts} corpus + "
-              f"{fixture.generated_texts} generated texts, {fixture.comparisons} comparisons, "
-              f"failures {sum(fixture.failures.values())}")
+              f"{fixture.generated_texts} generated texts, {fixture.tally.comparisons} "
+              f"comparisons, failures {fixture.tally.failure_count + len(fixture.tally.errors)}")
+    morph = result.morph_track
+    if morph is not None:
+        print(f"  morph track: {morph.tally.comparisons} comparisons, failures "
+              f"{morph.tally.failure_count + len(morph.tally.errors)}")
     for stale in result.stale:
-        print(f"  STALE pinned witness {stale['id']} ({stale['class']}): now {stale['now']}")
+        print(f"  STALE pinned witness {stale.id} ({stale.class_id}): now "
+              f"{list(stale.now) or 'no divergence'}")
     print(f"report: {args.report}")
     return 1 if result.failed else 0
 
@@ -145,7 +208,7 @@ def _conformance(args: argparse.Namespace) -> int:
 class ProgressLine:
     """One self-rewriting status line on a terminal; nothing at all anywhere else.
 
-    Called with the running ``Stats`` (examples done, comparisons/s, failures so far) and
+    Called with the running ``Tally`` (examples done, comparisons/s, failures so far) and
     told of later phases by ``phase``. In CI logs (standard error not a terminal) it stays
     silent and the summary printed at the end is all there is.
     """
@@ -160,16 +223,16 @@ class ProgressLine:
         self.last = float("-inf")
         self.dirty = False
 
-    def __call__(self, stats: Any) -> None:
+    def __call__(self, tally: Any) -> None:
         now = time.monotonic()
         if not self.enabled or (now - self.last < self.interval
-                                and stats.examples < self.total):
+                                and tally.examples < self.total):
             return
         self.last = now
-        rate = stats.comparisons / max(now - self.started, 1e-9)
-        self._write(f"explore: {stats.examples}/{self.total} cases, {stats.comparisons} "
+        rate = tally.comparisons / max(now - self.started, 1e-9)
+        self._write(f"explore: {tally.examples}/{self.total} cases, {tally.comparisons} "
                     f"comparisons, {rate:.0f} comparisons/s, "
-                    f"{sum(stats.failures.values())} failures so far")
+                    f"{sum(tally.failures.values())} failures so far")
 
     def phase(self, text: str) -> None:
         if not self.enabled:
@@ -190,15 +253,25 @@ class ProgressLine:
         self.dirty = True
 
 
-def _report(args: argparse.Namespace) -> int:
-    from .canonical import read_yaml, write_atomic
-    from .markdown import render
+def _read_report(path: Path) -> Any:
+    from .report.files import ReportError, read_report
 
-    report = read_yaml(args.report)
-    against = read_yaml(args.against) if args.against is not None else None
+    try:
+        return read_report(path)
+    except ReportError as exc:
+        raise UsageError(str(exc)) from None
+
+
+def _report(args: argparse.Namespace) -> int:
+    from .core.canonical import write_atomic
+    from .report.markdown import render
+
+    report = _read_report(args.report)
+    against = _read_report(args.against) if args.against is not None else None
     text = render(report, against=against, against_name=(
         args.against.as_posix() if args.against is not None else None),
         link_base=args.link_base)
+    interrupts.check()
     if args.output is not None:
         write_atomic(args.output, text)
     else:
@@ -207,21 +280,22 @@ def _report(args: argparse.Namespace) -> int:
 
 
 def _oracles(args: argparse.Namespace) -> int:
-    from . import oracles
-    from .canonical import canonical_json, write_atomic
+    from .core.canonical import canonical_json, write_atomic
+    from .oracles import files as oracles
     from .subjects import upstream
 
     root: Path = args.root
+    if not (root / "oracles").is_dir():
+        raise UsageError(f"--root {root}: no oracles/ folder there (run from the repository)")
     installed = upstream.version()
     if args.reference is not None and args.reference != installed:
-        print(f"tokenizers {installed} is installed, not {args.reference}: run "
-              f"nox -s oracles -- --reference {args.reference}", file=sys.stderr)
-        return 2
+        raise UsageError(f"tokenizers {installed} is installed, not {args.reference}: run "
+                         f"nox -s oracles -- --reference {args.reference}")
     if args.check:
         if installed != oracles.PINNED_VERSION:
-            print(f"--check regenerates with the pinned tokenizers {oracles.PINNED_VERSION}; "
-                  f"{installed} is installed (run nox -s oracles -- --check)", file=sys.stderr)
-            return 2
+            raise UsageError(f"--check regenerates with the pinned tokenizers "
+                             f"{oracles.PINNED_VERSION}; {installed} is installed (run nox "
+                             "-s oracles -- --check)")
         problems = oracles.check(root, oracles.generate_all(root))
         for line in problems:
             print(f"  STALE {line}")
@@ -231,9 +305,13 @@ def _oracles(args: argparse.Namespace) -> int:
             print(f"regenerate: {oracles.generator_command(installed)}")
         return 1 if problems else 0
     if args.adopt_witnesses is not None:
-        data, notes = oracles.adopt_witnesses(args.adopt_witnesses, root,
-                                              args.adopt_witnesses.as_posix())
+        try:
+            data, notes = oracles.adopt_witnesses(args.adopt_witnesses, root,
+                                                  args.adopt_witnesses.as_posix())
+        except ValueError as exc:
+            raise UsageError(str(exc)) from None
         target = oracles.oracle_path(root, oracles.DIVERGENCES)
+        interrupts.check()
         write_atomic(target, canonical_json(data))
         for note in notes:
             print(f"  {note}")
@@ -244,6 +322,7 @@ def _oracles(args: argparse.Namespace) -> int:
     old = report["header"]["from"]
     upgrade = old not in ("none", installed)
     drifted = report["verdict"] == "drift"
+    interrupts.check()
     if upgrade or drifted:
         path = oracles.write_drift_report(root, report)
         counts = ", ".join(f"{k.replace('_', ' ')}: {v}" for k, v in report["summary"].items())
@@ -259,14 +338,14 @@ def _oracles(args: argparse.Namespace) -> int:
 
 
 def _reproduce(args: argparse.Namespace) -> int:
-    from .conformance import evaluate
-    from .reports import case_from_report
+    from .runs.generated import evaluate
 
-    case = case_from_report(args.report, failure=args.failure, class_id=args.class_id)
+    report = _read_report(args.report)
+    case = _witness_case(report, args.report, failure=args.failure, class_id=args.class_id)
     print("tokenizer.json:")
     print(case.document_json())
-    observations, verdicts = evaluate(case)
-    for verdict in verdicts:
+    observations, judgement = evaluate(case)
+    for verdict in judgement.verdicts:
         obs = verdict.divergence.observation
         label = ", ".join(verdict.classes) if verdict.classes else "FAILURE"
         print(f"\n[{label}] {obs.track} {obs.operation} tier={verdict.divergence.tier}")
@@ -274,9 +353,37 @@ def _reproduce(args: argparse.Namespace) -> int:
         data = obs.to_json()
         print(f"  reference: {json.dumps(data['reference'], ensure_ascii=False)}")
         print(f"  upstream:  {json.dumps(data['upstream'], ensure_ascii=False)}")
-    print(f"\n{len(observations)} comparisons, {len(verdicts)} divergences, "
-          f"{sum(v.is_failure for v in verdicts)} failures")
-    return 1 if any(v.is_failure for v in verdicts) else 0
+    failures = sum(v.is_failure for v in judgement.verdicts)
+    print(f"\n{len(observations)} comparisons, {len(judgement.verdicts)} divergences, "
+          f"{failures} failures")
+    return 1 if failures else 0
+
+
+def _witness_case(report: Any, path: Path, *, failure: str | None,
+                  class_id: str | None) -> Any:
+    """The witness case of one failure (``F1``...) or one class of a report."""
+    from .core.case import Case
+
+    if failure is not None:
+        known = {entry.id: entry for entry in report.failures}
+        if failure not in known:
+            listed = ", ".join(sorted(known)) or "none: the report has no failure"
+            raise UsageError(f"{path} has no failure {failure!r} (failures: {listed})")
+        witness = known[failure].witness
+    else:
+        classes = {entry.id: entry for entry in report.classes}
+        if class_id not in classes:
+            raise UsageError(f"{path} has no class {class_id!r} (classes: "
+                             f"{', '.join(sorted(classes))})")
+        witness = classes[class_id].witness
+        if witness is None:
+            seen = ", ".join(sorted(c for c, e in classes.items() if e.witness)) or "none"
+            raise UsageError(f"{path}: class {class_id!r} was not observed in that run "
+                             f"(classes with a witness: {seen})")
+    if witness.case is None:
+        raise UsageError(f"{path}: that witness ran on fixture {witness.fixture!r}; its "
+                         "input is in the report, its tokenizer.json is the fixture")
+    return Case.from_json(witness.case)
 
 
 if __name__ == "__main__":

@@ -1,6 +1,6 @@
 """Hypothesis strategies for whole tokenizer.json documents and the inputs to run on them.
 
-The central product is ``cases()``: a strategy of ``harness.case.Case`` objects (a
+The central product is ``cases()``: a strategy of ``harness.core.case.Case`` objects (a
 generated tokenizer.json, 1..6 texts, raw id runs for decode, optional pairs).  Every share of the
 generation is a named weight table in ``harness.strategies.profile``; keyword arguments
 narrow them (``cases(byte_alphabet="complete")``).
@@ -21,7 +21,7 @@ Module layout, smallest pieces first:
 - ``measure``       ``python -m harness.strategies.measure``: speed, shares, upstream outcomes
 """
 
-from harness.case import Case
+from harness.core.case import Case
 from harness.strategies.alphabet import alphabets, uncovered_characters
 from harness.strategies.cases import (
     cases,

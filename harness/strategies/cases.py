@@ -11,7 +11,7 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from harness.case import Case
+from harness.core.case import Case
 from harness.strategies import profile as shares
 from harness.strategies._weights import chance, weighted
 from harness.strategies.added_tokens import (

@@ -10,7 +10,7 @@ import unicodedata
 from collections.abc import Mapping
 from typing import Any
 
-from harness.case import Case
+from harness.core.case import Case
 from harness.strategies import alphabet as chars
 from harness.strategies.components import llama_normalizer
 from harness.strategies.decoders import byte_fallback, llama_decoder

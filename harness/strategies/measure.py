@@ -21,7 +21,7 @@ from typing import Any
 from hypothesis import HealthCheck, Phase, given, seed, settings
 from hypothesis import strategies as st
 
-from harness.case import Case
+from harness.core.case import Case
 from harness.strategies.cases import cases, llama_like_cases, metaspace_cases
 from harness.strategies.describe import features
 

@@ -48,7 +48,7 @@ def _is_byte_string(piece: str) -> bool:
 
 
 def added_ids(document: Mapping[str, Any]) -> dict[str, int]:
-    """Added token content -> the id upstream gives it (notes §1.5; the JSON id is ignored)."""
+    """Added token content -> the id upstream gives it (the JSON id is ignored)."""
     vocab: Mapping[str, int] = (document.get("model") or {}).get("vocab") or {}
     next_id = len(vocab)
     out: dict[str, int] = {}

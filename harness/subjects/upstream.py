@@ -1,8 +1,9 @@
-"""The upstream subject: HuggingFace ``tokenizers`` (pinned at 0.23.1), behind Outcomes.
+"""The upstream subject: HuggingFace ``tokenizers`` (the pinned version) behind the
+``Subject`` protocol (``UPSTREAM``), and the same operations as plain functions.
 
-One function per operation, with the signature the reference subject has.  A fresh
-``Tokenizer.from_str`` per document (upstream's BPE cache survives attribute changes,
-notes §2.5).  What comes back:
+A fresh ``Tokenizer.from_str`` per document (upstream's BPE word cache survives changes
+of the model's attributes, so a handle is never reused for another document).  What
+comes back:
 
 - a normal upstream error (a plain ``Exception``) is ``Refused``; at load its ``rule``
   is the message without serde's `` at line L column C`` suffix;
@@ -31,7 +32,8 @@ os.environ.pop("RUST_BACKTRACE", None)
 
 import tokenizers  # after RUST_BACKTRACE is unset
 
-from harness.outcome import Crashed, Decoded, Encoded, Refused
+from ..core.outcome import Crashed, Decoded, Encoded, Refused
+from .protocol import ALL_CAPABILITIES
 
 #: Silence the Rust panic hook's stderr line during calls.
 QUIET_PANICS: bool = True
@@ -133,6 +135,8 @@ def encode(handle: Handle, text: str, *, add_special_tokens: bool = True,
         tokens=tuple(str(t) for t in result.tokens),
         spans=tuple((int(s), int(e)) for s, e in result.offsets),
         special_mask=tuple(int(m) for m in result.special_tokens_mask),
+        type_ids=tuple(int(t) for t in result.type_ids),
+        attention_mask=tuple(int(m) for m in result.attention_mask),
     )
 
 
@@ -143,3 +147,27 @@ def decode(handle: Handle, ids: Sequence[int], *, skip_special_tokens: bool
     if isinstance(result, Refused | Crashed):
         return result
     return Decoded(str(result))
+
+
+class UpstreamSubject:
+    """HuggingFace ``tokenizers`` as a ``Subject``."""
+
+    name: Final = "tokenizers"
+    capabilities: Final = ALL_CAPABILITIES
+
+    def version(self) -> str:
+        return version()
+
+    def load(self, document: str) -> Handle | Refused | Crashed:
+        return load(document)
+
+    def encode(self, handle: Handle, text: str, pair: str | None = None, *,
+               add_special_tokens: bool = True) -> Encoded | Refused | Crashed:
+        return encode(handle, text, add_special_tokens=add_special_tokens, pair=pair)
+
+    def decode(self, handle: Handle, ids: Sequence[int], *,
+               skip_special_tokens: bool) -> Decoded | Refused | Crashed:
+        return decode(handle, ids, skip_special_tokens=skip_special_tokens)
+
+
+UPSTREAM: Final = UpstreamSubject()

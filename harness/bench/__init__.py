@@ -1,0 +1,1 @@
+"""``python -m harness bench``: the reference against ``tokenizers``, side by side."""

@@ -1,0 +1,106 @@
+"""What one subject did with one operation: the single currency of the comparison.
+
+Every subject (``harness.subjects``) returns these, so nothing downstream knows which
+implementation produced them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+CrashKind = Literal["panic", "exception", "timeout"]
+
+
+@dataclass(frozen=True, slots=True)
+class Refused:
+    """The subject refused to load the tokenizer.json (or to encode/decode).
+
+    ``rule`` is the reference's stable rule id; for upstream it is the message
+    with the serde position suffix (`` at line L column C``) removed.
+    """
+
+    rule: str
+    message: str
+    path: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Crashed:
+    """The subject died: a Rust panic, an unexpected exception, a timeout."""
+
+    kind: CrashKind
+    message: str
+
+
+@dataclass(frozen=True, slots=True)
+class Encoded:
+    ids: tuple[int, ...]
+    tokens: tuple[str, ...]
+    spans: tuple[tuple[int, int], ...]
+    special_mask: tuple[int, ...]
+    #: The pre-tokenized word of each token (reference only; upstream leaves it empty).
+    #: Not compared: classifiers use it to reason about words.
+    word_ids: tuple[int | None, ...] = field(default=(), compare=False)
+    #: Segment ids and attention mask; empty when the subject does not expose them (then
+    #: those tiers are skipped and counted, not compared).
+    type_ids: tuple[int, ...] = ()
+    attention_mask: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Decoded:
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class Loaded:
+    """The tokenizer.json was accepted."""
+
+
+Outcome = Refused | Crashed | Encoded | Decoded | Loaded
+
+
+def outcome_to_json(outcome: Outcome, *, masks: bool = True) -> dict[str, Any]:
+    """A canonical, JSON-ready form (used by reports and oracles). ``masks=False`` leaves
+    out ``type_ids`` and ``attention_mask`` (the oracle files pin the other tiers)."""
+    if isinstance(outcome, Refused):
+        return {"outcome": "refused", "rule": outcome.rule, "message": outcome.message,
+                "path": outcome.path}
+    if isinstance(outcome, Crashed):
+        return {"outcome": "crashed", "kind": outcome.kind, "message": outcome.message}
+    if isinstance(outcome, Encoded):
+        return {
+            "outcome": "encoded",
+            "ids": list(outcome.ids),
+            "tokens": list(outcome.tokens),
+            "spans": [list(s) for s in outcome.spans],
+            "special_mask": list(outcome.special_mask),
+            **({"type_ids": list(outcome.type_ids),
+                "attention_mask": list(outcome.attention_mask)} if masks else {}),
+        }
+    if isinstance(outcome, Decoded):
+        return {"outcome": "decoded", "text": outcome.text}
+    return {"outcome": "loaded"}
+
+
+def outcome_from_json(data: dict[str, Any]) -> Outcome:
+    kind = data["outcome"]
+    if kind == "refused":
+        return Refused(data["rule"], data["message"], data.get("path", ""))
+    if kind == "crashed":
+        return Crashed(data["kind"], data["message"])
+    if kind == "encoded":
+        return Encoded(
+            tuple(data["ids"]),
+            tuple(data["tokens"]),
+            tuple((int(a), int(b)) for a, b in data["spans"]),
+            tuple(data["special_mask"]),
+            type_ids=tuple(data.get("type_ids", ())),
+            attention_mask=tuple(data.get("attention_mask", ())),
+        )
+    if kind == "decoded":
+        return Decoded(data["text"])
+    if kind == "loaded":
+        return Loaded()
+    raise ValueError(f"unknown outcome kind {kind!r}")

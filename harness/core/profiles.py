@@ -1,0 +1,32 @@
+"""Named run profiles of the conformance job: every budget counts examples, never seconds,
+so the same seed gives the same report on a fast machine and a slow one."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Profile:
+    name: str
+    #: Generated cases explored.
+    examples: int
+    #: Each targeted witness search: cases drawn before shrinking starts...
+    shrink_examples: int
+    #: ...and cases evaluated in all (drawing and shrinking); past it the search stops.
+    shrink_evaluations: int
+    #: Hypothesis texts per real-model fixture (after the committed corpus).
+    real_examples: int
+    description: str
+
+
+PROFILES: dict[str, Profile] = {
+    p.name: p
+    for p in (
+        Profile("dev", 300, 150, 400, 500, "a quick look while developing"),
+        Profile("ci", 3000, 300, 800, 20000,
+                "the default: what `nox -s conformance` runs in CI"),
+        Profile("nightly", 30000, 1000, 4000, 100000, "the long nightly exploration"),
+    )
+}
+DEFAULT_PROFILE = "ci"

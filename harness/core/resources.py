@@ -1,0 +1,53 @@
+"""Where the harness finds the data it reads.
+
+The registry's decision records, the pinned oracles and their schema, the real-model
+corpus and the unified tokenizer's fixture live in the repository (``docs/decisions``,
+``oracles``, ``fixtures/corpus``, ``fixtures/unified``). A built distribution carries them
+as package data (``pyproject.toml`` maps each folder onto a ``harness.*`` data package), so
+``pip install .`` works from any directory; a source checkout (editable install, nox)
+reads them in place. Outputs (reports, regenerated oracles, the build folder) are never
+written here: they go where the command line says, relative to the working directory.
+"""
+
+from __future__ import annotations
+
+import importlib.resources
+from pathlib import Path
+from typing import Final, Literal
+
+DataKind = Literal["decisions", "oracles", "corpus", "unified"]
+
+#: Each kind of data: its folder in the repository and its package when installed.
+_LOCATIONS: Final[dict[str, tuple[str, str]]] = {
+    "decisions": ("docs/decisions", "harness.data_decisions"),
+    "oracles": ("oracles", "harness.data_oracles"),
+    "corpus": ("fixtures/corpus", "harness.data_corpus"),
+    "unified": ("fixtures/unified", "harness.data_unified"),
+}
+
+
+def checkout_root() -> Path | None:
+    """The repository this harness runs from, or None for an installed distribution."""
+    root = Path(__file__).resolve().parents[2]
+    if (root / "pyproject.toml").is_file() and (root / "harness").is_dir():
+        return root
+    return None
+
+
+def data_dir(kind: DataKind) -> Path:
+    """The folder holding ``kind``: in the checkout, else in the installed package."""
+    folder, package = _LOCATIONS[kind]
+    root = checkout_root()
+    if root is not None and (root / folder).is_dir():
+        return root / folder
+    return Path(str(importlib.resources.files(package)))
+
+
+def data_file(kind: DataKind, name: str) -> Path:
+    return data_dir(kind) / name
+
+
+def repository_path(kind: DataKind, name: str = "") -> str:
+    """How a report names a data file: its path inside the repository."""
+    folder, _ = _LOCATIONS[kind]
+    return f"{folder}/{name}" if name else folder

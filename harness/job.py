@@ -1,0 +1,127 @@
+"""The conformance job: every run of ``nox -s conformance``, in order, into one result.
+
+1. replay the failing cases stored in the example database (recorded like explored ones);
+2. explore generated cases (``runs.generated``), sharded over workers;
+3. search a shrunk witness of each class and each failure signature;
+4. store the failures' witnesses in the example database;
+5. re-run the pinned witnesses (``runs.pinned``): a class whose witness stopped showing
+   it is stale;
+6. the real-model fixtures (``runs.real_models``);
+7. the unified tokenizer's morph track (``runs.morph_track``).
+
+The report is built from the result by ``harness.report``; nothing here writes a file.
+"""
+
+from __future__ import annotations
+
+import platform
+import time
+import unicodedata
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import hypothesis
+from hypothesis.database import ExampleDatabase
+
+from .core.profiles import PROFILES, Profile
+from .fixtures.real_models import FIXTURES
+from .runs import database as example_db
+from .runs.engine import HarnessError, adopt_witnesses, describe_error, shrink_targets
+from .runs.generated import ENGINE
+from .runs.morph_track import MorphTrackRun
+from .runs.morph_track import run as run_morph_track
+from .runs.pinned import Stale, check_pinned_witnesses
+from .runs.real_models import FixtureRun
+from .runs.tally import Tally
+from .runs.workers import Workers
+from .subjects.upstream import UPSTREAM
+
+
+@dataclass
+class JobResult:
+    profile: Profile
+    seed: int
+    tally: Tally
+    duration: float
+    explore_seconds: float
+    stale: list[Stale]
+    command: str
+    environment: dict[str, str]
+    workers: int = 1
+    real_models: list[FixtureRun] = field(default_factory=list)
+    real_seconds: float = 0.0
+    #: Failing cases replayed from the example database before exploring.
+    replayed: int = 0
+    morph_track: MorphTrackRun | None = None
+
+    @property
+    def real_failures(self) -> int:
+        return sum(r.tally.failure_count + len(r.tally.errors) for r in self.real_models)
+
+    @property
+    def failed(self) -> bool:
+        return (self.tally.failed or bool(self.stale) or self.real_failures > 0
+                or (self.morph_track is not None and self.morph_track.tally.failed))
+
+
+def environment() -> dict[str, str]:
+    return {
+        "tokenizers": UPSTREAM.version(),
+        "python": platform.python_version(),
+        "unicode": unicodedata.unidata_version,
+        "hypothesis": hypothesis.__version__,
+        "platform": platform.platform(terse=True),
+    }
+
+
+def run(*, profile_name: str, seed_value: int, examples: int | None, command: str,
+        strategy: Any = None, progress: Callable[[Tally], None] | None = None,
+        check_pinned: bool = True, real_examples: int | None = None, workers: int = 1,
+        database: ExampleDatabase | None = None,
+        phase: Callable[[str], None] | None = None,
+        shrink: bool = True, with_morph_track: bool = True,
+        real_fixtures: tuple[str, ...] = FIXTURES) -> JobResult:
+    """The whole job. ``workers`` > 1 shards the exploration by seed across processes and
+    spreads the witness searches and real models over them; ``database`` replays the
+    failing cases stored there first and stores this run's."""
+    profile = PROFILES[profile_name]
+    budget = examples if examples is not None else profile.examples
+    real_budget = profile.real_examples if real_examples is None else real_examples
+    tally = Tally()
+    started = time.perf_counter()
+    say = phase if phase is not None else (lambda _text: None)
+    with Workers(workers, profile, seed_value, strategy) as pool:
+        replayed = (example_db.replay_failures(database, ENGINE, tally)
+                    if database is not None else 0)
+        pool.explore(tally, budget, progress)
+        explored = time.perf_counter() - started
+        if shrink:
+            targets = shrink_targets(tally)
+            if targets:
+                say(f"shrinking {len(targets)} witnesses")
+            try:
+                adopt_witnesses(tally, targets, pool.search(targets))
+            except HarnessError as exc:
+                tally.errors.append(str(exc))
+            except Exception as exc:  # a worker's own bug, re-raised here by the pool
+                tally.errors.append(describe_error(exc))
+        if database is not None:
+            example_db.save_failures(database, tally)
+        stale: list[Stale] = []
+        if check_pinned:
+            say("re-checking the pinned witnesses")
+            stale = check_pinned_witnesses()
+        real_started = time.perf_counter()
+        real: list[FixtureRun] = []
+        if real_budget >= 0 and real_fixtures:
+            say(f"real models: {len(real_fixtures)} fixtures")
+            real = pool.real_models(real_budget, real_fixtures)
+        real_seconds = time.perf_counter() - real_started
+    morph = None
+    if with_morph_track:
+        say("the unified tokenizer's morph track")
+        morph = run_morph_track(examples=budget, seed_value=seed_value)
+    return JobResult(profile, seed_value, tally, time.perf_counter() - started, explored,
+                     stale, command, environment(), workers, real, real_seconds,
+                     replayed=replayed, morph_track=morph)

@@ -1,0 +1,94 @@
+"""Classification: every divergence is intended (by named classes) or a failure.
+
+For the ``spans`` tier a divergence may need several classes at once (template specials
+and decorated byte pieces in one sequence): it is intended only when the union of the
+positions the classes explain covers every differing position.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass
+
+from ..core.case import Case
+from ..core.observation import Observation
+from ..core.outcome import Encoded
+from .compare import Divergence, judge_tiers
+from .predicates import ALL, Context
+from .registry import DivergenceClass, load_registry
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """``classes`` empty means failure."""
+
+    divergence: Divergence
+    classes: tuple[str, ...]
+
+    @property
+    def is_failure(self) -> bool:
+        return not self.classes
+
+
+@dataclass(frozen=True)
+class Judgement:
+    """What the judge made of one case's observations."""
+
+    verdicts: list[Verdict]
+    #: (operation, tier) of every tier skipped because a subject does not expose it.
+    skipped: list[tuple[str, str]]
+
+    def diverged(self) -> dict[int, Verdict]:
+        """Verdict by ``id()`` of its observation."""
+        return {id(v.divergence.observation): v for v in self.verdicts}
+
+
+def judge(case: Case, observations: Sequence[Observation],
+          capabilities: Collection[str] | None = None) -> Judgement:
+    """Compare every observation and classify every divergence."""
+    divergences: list[Divergence] = []
+    skipped: list[tuple[str, str]] = []
+    for obs in observations:
+        comparison = judge_tiers(obs, capabilities)
+        skipped.extend((obs.operation, tier) for tier in comparison.skipped)
+        if comparison.divergence is not None:
+            divergences.append(comparison.divergence)
+    verdicts = classify(case, divergences) if divergences else []
+    return Judgement(verdicts, skipped)
+
+
+def classify(case: Case, divergences: list[Divergence],
+             registry: tuple[DivergenceClass, ...] | None = None) -> list[Verdict]:
+    classes = registry if registry is not None else load_registry()
+    ctx = Context(case)
+    return [_classify_one(ctx, div, classes) for div in divergences]
+
+
+def _classify_one(ctx: Context, div: Divergence,
+                  classes: tuple[DivergenceClass, ...]) -> Verdict:
+    candidates = [c for c in classes if div.tier in c.explains]
+    if div.tier == "spans":
+        return _classify_positions(ctx, div, candidates)
+    for cls in candidates:
+        if cls.predicate(ctx, div):
+            return Verdict(div, (cls.id,))
+    return Verdict(div, ())
+
+
+def _classify_positions(ctx: Context, div: Divergence,
+                        candidates: list[DivergenceClass]) -> Verdict:
+    ref, up = div.observation.reference, div.observation.upstream
+    assert isinstance(ref, Encoded) and isinstance(up, Encoded)
+    differing = {i for i, (a, b) in enumerate(zip(ref.spans, up.spans, strict=True)) if a != b}
+    explained: set[int] = set()
+    used: list[str] = []
+    for cls in candidates:
+        positions = cls.predicate(ctx, div)
+        if positions == ALL:
+            positions = frozenset(differing)
+        if positions:
+            explained |= positions
+            used.append(cls.id)
+    if differing <= explained:
+        return Verdict(div, tuple(used))
+    return Verdict(div, ())

@@ -1,0 +1,108 @@
+"""Tiered comparison of two Outcomes of one operation.
+
+Tiers, in order: ``load`` (accepted vs refused/crashed), ``encode`` (encoded vs refused or
+crashed), ``ids``, ``tokens``, ``spans``, ``special_mask``, ``type_ids``,
+``attention_mask``, ``decode``. A divergence is reported at the first tier where the two
+differ, so a difference in ids is never also counted as one in spans. A tier either side
+does not expose (an empty field, or a capability a subject lacks) is skipped, and the
+skip is returned so that it can be counted.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+from dataclasses import dataclass
+from typing import Any
+
+from ..core.observation import ENCODING_TIERS, TIERS, Observation, Operation, Track
+from ..core.outcome import Crashed, Decoded, Encoded, Loaded, Outcome, Refused
+
+__all__ = ["TIERS", "Comparison", "Divergence", "Observation", "Operation", "Track",
+           "compare", "judge_tiers"]
+
+
+@dataclass(frozen=True)
+class Divergence:
+    tier: str
+    detail: str
+    observation: Observation
+
+
+@dataclass(frozen=True)
+class Comparison:
+    divergence: Divergence | None
+    #: Tiers not compared because a side does not expose them.
+    skipped: tuple[str, ...] = ()
+
+
+def compare(obs: Observation, capabilities: Collection[str] | None = None
+            ) -> Divergence | None:
+    """The first tier at which the two outcomes differ, or None."""
+    return judge_tiers(obs, capabilities).divergence
+
+
+def judge_tiers(obs: Observation, capabilities: Collection[str] | None = None) -> Comparison:
+    """``compare``, also naming the tiers it skipped. ``capabilities``: the tiers both
+    subjects can answer (None: every tier)."""
+    ref, up = obs.reference, obs.upstream
+    if isinstance(ref, Crashed):
+        return Comparison(Divergence(obs.operation, f"reference crashed: {ref.message}", obs))
+    if obs.operation == "load":
+        return Comparison(_compare_acceptance(obs, "load", Loaded))
+    if obs.operation == "encode":
+        if isinstance(ref, Encoded) and isinstance(up, Encoded):
+            return _compare_encodings(obs, ref, up, capabilities)
+        return Comparison(_compare_acceptance(obs, "encode", Encoded))
+    if capabilities is not None and "decode" not in capabilities:
+        return Comparison(None, ("decode",))
+    if isinstance(ref, Decoded) and isinstance(up, Decoded):
+        if ref.text == up.text:
+            return Comparison(None)
+        return Comparison(Divergence("decode", f"decoded {ref.text!r} vs upstream "
+                                     f"{up.text!r}", obs))
+    return Comparison(_compare_acceptance(obs, "decode", Decoded))
+
+
+def _compare_acceptance(obs: Observation, tier: str, success: type) -> Divergence | None:
+    ref, up = obs.reference, obs.upstream
+    if isinstance(ref, success) and isinstance(up, success):
+        return None
+    if isinstance(ref, Refused) and isinstance(up, Refused):
+        return None  # both refuse: agreement; messages differ by design
+    return Divergence(tier, f"reference {_name(ref)} vs upstream {_name(up)}", obs)
+
+
+def _compare_encodings(obs: Observation, ref: Encoded, up: Encoded,
+                       capabilities: Collection[str] | None) -> Comparison:
+    skipped: list[str] = []
+    for tier in ENCODING_TIERS:
+        mine, theirs = getattr(ref, tier), getattr(up, tier)
+        exposed = capabilities is None or tier in capabilities
+        if not exposed or ((not mine or not theirs) and mine != theirs
+                           and tier in _OPTIONAL_TIERS):
+            skipped.append(tier)
+            continue
+        if mine != theirs:
+            return Comparison(Divergence(tier, _first_difference(mine, theirs), obs),
+                              tuple(skipped))
+    return Comparison(None, tuple(skipped))
+
+
+#: Tiers a subject (or a pinned oracle row) may leave empty: compared only when both
+#: sides carry them.
+_OPTIONAL_TIERS = frozenset({"type_ids", "attention_mask"})
+
+
+def _first_difference(mine: tuple[Any, ...], theirs: tuple[Any, ...]) -> str:
+    for i, (a, b) in enumerate(zip(mine, theirs, strict=False)):
+        if a != b:
+            return f"position {i}: {a!r} vs upstream {b!r}"
+    return f"length {len(mine)} vs upstream {len(theirs)}"
+
+
+def _name(outcome: Outcome) -> str:
+    if isinstance(outcome, Refused):
+        return f"refused ({outcome.rule})"
+    if isinstance(outcome, Crashed):
+        return f"crashed ({outcome.kind}: {outcome.message[:80]})"
+    return type(outcome).__name__.lower()

@@ -1,0 +1,450 @@
+"""Predicates of the intended-divergence registry (``harness/judge/divergences.yaml``).
+
+Each takes the classification context and one divergence and returns the set of token
+positions it explains (for the ``spans`` tier) or, for every other tier, a non-empty set
+(``ALL``) when it positively recognises the divergence, else an empty set. A predicate
+never says yes because "something unusual" is present: it checks the specific mechanism.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import replace
+from functools import cached_property
+from typing import Any
+
+from implementation import decoders
+
+from ..core.case import Case
+from ..core.observation import Observation
+from ..core.outcome import Crashed, Decoded, Encoded, Loaded, Outcome, Refused
+from ..subjects.reference import LENIENT, STRICT
+from .compare import Divergence
+
+ALL: frozenset[int] = frozenset({-1})
+NONE: frozenset[int] = frozenset()
+
+BYTE_PIECES = tuple(f"<0x{b:02X}>" for b in range(256))
+_BYTE_PIECE = re.compile(r"<0x[0-9A-Fa-f]{2}>")
+_LOWER_BYTE_PIECE = re.compile(r"<0x(?=[0-9A-Fa-f]{2}>)[0-9A-F]*[a-f][0-9A-Fa-f]*>")
+
+
+class Context:
+    """What a predicate may look at: the case and, lazily, the lenient reference."""
+
+    def __init__(self, case: Case) -> None:
+        self.case = case
+        self.document = case.document
+        model = case.document.get("model")
+        self.model: dict[str, Any] = model if isinstance(model, dict) else {}
+        vocab = self.model.get("vocab")
+        self.vocab: dict[str, Any] = vocab if isinstance(vocab, dict) else {}
+
+    @cached_property
+    def lenient(self) -> Any:
+        return LENIENT.load(self.case.document_json())
+
+    @cached_property
+    def strict(self) -> Any:
+        return STRICT.load(self.case.document_json())
+
+    @property
+    def byte_fallback(self) -> bool:
+        return self.model.get("byte_fallback") is True
+
+    @property
+    def unk_token(self) -> str | None:
+        unk = self.model.get("unk_token")
+        return unk if isinstance(unk, str) else None
+
+    def lenient_loaded(self) -> bool:
+        return not isinstance(self.lenient, Refused | Crashed)
+
+    def lenient_accounted_for(self) -> bool:
+        """The lenient reference loads, or refuses for a reason that is itself an intended
+        divergence (a rule both modes keep: an unreproducible regex, a duplicate id,
+        a non-deterministic dropout). Strictness classes need this, so that a strict rule
+        never hides an unexplained lenient refusal."""
+        if self.lenient_loaded():
+            return True
+        if not isinstance(self.lenient, Refused):
+            return False
+        observation = Observation("lenient", "load", None, (), self.lenient, Loaded())
+        divergence = Divergence("load", "", observation)
+        return any(predicate(self, divergence) for predicate in _BOTH_MODES)
+
+
+Predicate = Callable[[Context, Divergence], frozenset[int]]
+
+
+def _refused_with(outcome: Outcome, rule: str) -> bool:
+    return isinstance(outcome, Refused) and outcome.rule == rule
+
+
+def _strict_load(div: Divergence, rule: str) -> bool:
+    obs = div.observation
+    return (obs.operation == "load" and isinstance(obs.upstream, Loaded)
+            and _refused_with(obs.reference, rule))
+
+
+def _yes(condition: bool) -> frozenset[int]:
+    return ALL if condition else NONE
+
+
+# -- strictness at load -----------------------------------------------------------------
+def strict_byte_alphabet_incomplete(ctx: Context, div: Divergence) -> frozenset[int]:
+    missing = [p for p in BYTE_PIECES if p not in ctx.vocab]
+    return _yes(_strict_load(div, "byte-alphabet-incomplete") and ctx.byte_fallback
+                and bool(missing) and div.observation.track == "strict"
+                and ctx.lenient_accounted_for())
+
+
+def strict_byte_piece_lowercase(ctx: Context, div: Divergence) -> frozenset[int]:
+    lower = [p for p in ctx.vocab if _LOWER_BYTE_PIECE.fullmatch(p)]
+    return _yes(_strict_load(div, "byte-piece-lowercase") and ctx.byte_fallback
+                and bool(lower) and div.observation.track == "strict"
+                and ctx.lenient_accounted_for())
+
+
+def _decoder_types(decoder: Any) -> list[Any]:
+    if not isinstance(decoder, dict):
+        return [None]
+    if decoder.get("type") == "Sequence" and isinstance(decoder.get("decoders"), list):
+        return [d.get("type") if isinstance(d, dict) else None for d in decoder["decoders"]]
+    return [decoder.get("type"), "<bare>"]
+
+
+def strict_decoder_shape(ctx: Context, div: Divergence) -> frozenset[int]:
+    decoder = ctx.document.get("decoder")
+    reproduced = (
+        isinstance(decoder, dict) and decoder.get("type") == "ByteFallback"
+    ) or _decoder_types(decoder) == ["Replace", "ByteFallback", "Fuse", "Strip"]
+    return _yes(_strict_load(div, "decoder-shape") and ctx.byte_fallback and not reproduced
+                and div.observation.track == "strict" and ctx.lenient_accounted_for())
+
+
+def strict_unk_token_not_in_vocabulary(ctx: Context, div: Divergence) -> frozenset[int]:
+    unk = ctx.unk_token
+    return _yes(_strict_load(div, "unk-token-not-in-vocabulary") and unk is not None
+                and unk not in ctx.vocab and ctx.lenient_accounted_for())
+
+
+def strict_dropout_nondeterministic(ctx: Context, div: Divergence) -> frozenset[int]:
+    dropout = ctx.model.get("dropout")
+    return _yes(_strict_load(div, "dropout-nondeterministic")
+                and isinstance(dropout, int | float) and 0.0 < float(dropout) < 1.0)
+
+
+def strict_duplicate_id(ctx: Context, div: Divergence) -> frozenset[int]:
+    ids = [v for v in ctx.vocab.values() if isinstance(v, int)]
+    return _yes(_strict_load(div, "duplicate-id") and len(ids) != len(set(ids)))
+
+
+def strict_unreproducible_regex(ctx: Context, div: Divergence) -> frozenset[int]:
+    ref = div.observation.reference
+    return _yes(_strict_load(div, "unsupported-component") and isinstance(ref, Refused)
+                and ref.path.endswith(".Regex") and "Regex" in ctx.case.document_json())
+
+
+# -- upstream panics ----------------------------------------------------------------------
+def _is_panic(outcome: Outcome) -> bool:
+    return isinstance(outcome, Crashed) and outcome.kind == "panic"
+
+
+def upstream_panic_refused(ctx: Context, div: Divergence) -> frozenset[int]:
+    obs = div.observation
+    if obs.operation != "load" or not _is_panic(obs.upstream):
+        return NONE
+    ref = obs.reference
+    if not isinstance(ref, Refused):
+        return NONE
+    prefix = ctx.model.get("continuing_subword_prefix")
+    prefix_len = len(prefix.encode()) if isinstance(prefix, str) else 0
+    max_len = max((len(k.encode()) for k in ctx.vocab), default=0)
+    for a, b in _merge_pairs(ctx.model.get("merges")):
+        if a not in ctx.vocab or b not in ctx.vocab:
+            return NONE  # upstream would have errored before any panic
+        b_bytes = b.encode()
+        if len(b_bytes) < prefix_len:
+            return _yes(ref.rule == "merge-prefix-underflow")
+        try:
+            result = a + b_bytes[prefix_len:].decode()
+        except UnicodeDecodeError:
+            return NONE
+        if result not in ctx.vocab:
+            too_long = len(a.encode()) + len(b_bytes) - prefix_len > max_len
+            return _yes(too_long and ref.rule == "merge-out-of-vocabulary")
+    return NONE
+
+
+def _merge_pairs(merges: Any) -> list[tuple[str, str]]:
+    pairs: list[tuple[str, str]] = []
+    if not isinstance(merges, list):
+        return pairs
+    for m in merges:
+        if isinstance(m, list) and len(m) == 2:
+            pairs.append((str(m[0]), str(m[1])))
+        elif isinstance(m, str) and not m.startswith("#version"):
+            parts = m.split(" ")
+            if len(parts) == 2:
+                pairs.append((parts[0], parts[1]))
+    return pairs
+
+
+def strip_decoder_panic(ctx: Context, div: Divergence) -> frozenset[int]:
+    obs = div.observation
+    if obs.operation != "decode" or not _is_panic(obs.upstream):
+        return NONE
+    if not isinstance(obs.reference, Decoded):
+        return NONE
+    decoder = ctx.document.get("decoder")
+    steps = decoder.get("decoders", []) if isinstance(decoder, dict) else []
+    steps = [decoder, *steps] if isinstance(decoder, dict) else []
+    risky = any(isinstance(s, dict) and s.get("type") == "Strip"
+                and isinstance(s.get("stop"), int) and s["stop"] >= 1 for s in steps)
+    return _yes(risky)
+
+
+# -- decode -------------------------------------------------------------------------------
+def metaspace_decoder_not_applied(ctx: Context, div: Divergence) -> frozenset[int]:
+    """Our decoder chain with every Metaspace step applied the way upstream applies it
+    must give upstream's text, while ours keeps the escaped text (Metaspace = identity)."""
+    obs = div.observation
+    if obs.operation != "decode" or "Metaspace" not in _step_types(ctx.document.get("decoder")):
+        return NONE
+    handle = ctx.strict if obs.track == "strict" else ctx.lenient
+    if not isinstance(obs.reference, Decoded) or not isinstance(obs.upstream, Decoded):
+        return NONE
+    if isinstance(handle, Refused | Crashed) or not isinstance(obs.input, tuple):
+        return NONE
+    if handle.decoder is None:
+        return NONE
+    skip = bool(obs.option("skip_special_tokens", True))
+    tokens: list[str] = []
+    for token_id in obs.input:
+        token = handle.id_to_token(token_id)
+        if token is None or (skip and handle.is_special(token)):
+            continue
+        tokens.append(token)
+    as_upstream = "".join(_with_upstream_metaspace(handle.decoder).decode_chain(tokens))
+    return _yes(as_upstream == obs.upstream.text and as_upstream != obs.reference.text)
+
+
+def _step_types(decoder: Any) -> list[str]:
+    if not isinstance(decoder, dict):
+        return []
+    steps = decoder.get("decoders") if decoder.get("type") == "Sequence" else None
+    if isinstance(steps, list):
+        return [t for step in steps for t in _step_types(step)]
+    return [str(decoder.get("type"))]
+
+
+class _UpstreamMetaspace:
+    def __init__(self, step: decoders.Metaspace) -> None:
+        self.step = step
+
+    def decode_chain(self, tokens: list[str]) -> list[str]:
+        return decoders.metaspace_decode_upstream(tokens, self.step.replacement,
+                                                  self.step.prepend_scheme)
+
+
+def _with_upstream_metaspace(decoder: decoders.Decoder) -> decoders.Decoder:
+    if isinstance(decoder, decoders.Metaspace):
+        return _UpstreamMetaspace(decoder)
+    if isinstance(decoder, decoders.Sequence):
+        return decoders.Sequence(tuple(_with_upstream_metaspace(d) for d in decoder.decoders))
+    return decoder
+
+
+def strict_decode_unknown_id(ctx: Context, div: Divergence) -> frozenset[int]:
+    """Recognised when the lenient reference, which drops the id like upstream, decodes to
+    upstream's text (or differs from it only as the Metaspace class explains)."""
+    obs = div.observation
+    if (obs.operation != "decode" or not _refused_with(obs.reference, "decode-unknown-id")
+            or not isinstance(obs.upstream, Decoded) or not isinstance(obs.input, tuple)
+            or not ctx.lenient_loaded()):
+        return NONE
+    if all(ctx.lenient.id_to_token(i) is not None for i in obs.input):
+        return NONE  # every id names a token: the refusal would be ours alone
+    lenient = LENIENT.decode(ctx.lenient, obs.input,
+                             skip_special_tokens=bool(obs.option("skip_special_tokens")))
+    if lenient == obs.upstream:
+        return ALL
+    as_lenient = Divergence("decode", "", replace(obs, track="lenient", reference=lenient))
+    return metaspace_decoder_not_applied(ctx, as_lenient)
+
+
+# -- encode -------------------------------------------------------------------------------
+def strict_character_dropped(ctx: Context, div: Divergence) -> frozenset[int]:
+    obs = div.observation
+    if (obs.operation != "encode" or not _refused_with(obs.reference, "character-dropped")
+            or not isinstance(obs.upstream, Encoded) or ctx.unk_token is not None
+            or not isinstance(obs.input, str) or not ctx.lenient_loaded()):
+        return NONE
+    lenient = LENIENT.encode(ctx.lenient, obs.input, obs.option("pair"),
+                             add_special_tokens=bool(obs.option("add_special_tokens", True)))
+    return _yes(isinstance(lenient, Encoded) and lenient.ids == obs.upstream.ids)
+
+
+def _encodings(div: Divergence) -> tuple[Encoded, Encoded] | None:
+    ref, up = div.observation.reference, div.observation.upstream
+    if isinstance(ref, Encoded) and isinstance(up, Encoded):
+        return ref, up
+    return None
+
+
+def _differing_spans(ref: Encoded, up: Encoded) -> set[int]:
+    return {i for i, (a, b) in enumerate(zip(ref.spans, up.spans, strict=True)) if a != b}
+
+
+def template_special_spans(ctx: Context, div: Divergence) -> frozenset[int]:
+    pair = _encodings(div)
+    if pair is None or div.tier != "spans":
+        return NONE
+    ref, up = pair
+    return frozenset(
+        i for i in _differing_spans(ref, up)
+        if ref.special_mask[i] == 1 and ref.spans[i] == (-1, -1) and up.spans[i] == (0, 0)
+    )
+
+
+def decorated_byte_fallback_spans(ctx: Context, div: Divergence) -> frozenset[int]:
+    pair = _encodings(div)
+    decorated = ctx.model.get("continuing_subword_prefix") or ctx.model.get("end_of_word_suffix")
+    if pair is None or div.tier != "spans" or not ctx.byte_fallback or not decorated:
+        return NONE
+    ref, up = pair
+    text = div.observation.input if isinstance(div.observation.input, str) else ""
+    words = _words_with_decorated_bytes(ref, text)
+    return frozenset(i for i in _differing_spans(ref, up)
+                     if ref.word_ids[i] is not None and ref.word_ids[i] in words)
+
+
+def _words_with_decorated_bytes(ref: Encoded, text: str) -> set[int]:
+    """Words in which some character was expanded into more byte pieces than its own
+    UTF-8 length: the extra pieces are the decoration's bytes."""
+    counts: dict[tuple[int | None, tuple[int, int]], int] = {}
+    for token, span, word in zip(ref.tokens, ref.spans, ref.word_ids, strict=False):
+        pieces = len(_BYTE_PIECE.findall(token))
+        if pieces and _BYTE_PIECE.sub("", token) == "":
+            counts[(word, span)] = counts.get((word, span), 0) + pieces
+    return {
+        word for (word, (start, end)), n in counts.items()
+        if word is not None and n > len(text[start:end].encode("utf-8", "surrogatepass"))
+    }
+
+
+def dropped_character_offsets(ctx: Context, div: Divergence) -> frozenset[int]:
+    """Upstream gives a dropped character no length, so the offsets it computes after one
+    (in normalized bytes, then mapped to the text) point to earlier text. Recognised when
+    the lenient reference, which drops it too, really has a character to drop in the text's
+    words, the tokens agree, and each differing upstream span lies at or left of ours."""
+    pair = _encodings(div)
+    obs = div.observation
+    if (pair is None or div.tier != "spans" or ctx.unk_token is not None
+            or obs.track != "lenient" or not ctx.lenient_loaded()
+            or not isinstance(obs.input, str)):
+        return NONE
+    texts = [obs.input, *([obs.option("pair")] if obs.option("pair") is not None else [])]
+    if not any(_drops_a_symbol(ctx, word) for text in texts
+               for word, _ in ctx.lenient.pre_tokenize(text)):
+        return NONE
+    ref, up = pair
+    return frozenset(
+        i for i in _differing_spans(ref, up)
+        if up.spans[i][0] <= ref.spans[i][0] and up.spans[i][1] <= ref.spans[i][1]
+    )
+
+
+def _drops_a_symbol(ctx: Context, word: str) -> bool:
+    """Some symbol of the word (a character, decorated as upstream decorates it) has no
+    piece and no complete byte pieces, so that without an unk token it is dropped."""
+    prefix = ctx.model.get("continuing_subword_prefix")
+    suffix = ctx.model.get("end_of_word_suffix")
+    last = len(word) - 1
+    for k, ch in enumerate(word):
+        symbol = f"{prefix}{ch}" if k > 0 and isinstance(prefix, str) else ch
+        symbol = f"{symbol}{suffix}" if k == last and isinstance(suffix, str) else symbol
+        if symbol in ctx.vocab:
+            continue
+        if not (ctx.byte_fallback
+                and all(f"<0x{b:02X}>" in ctx.vocab for b in symbol.encode())):
+            return True
+    return False
+
+
+# -- the ordering bug ------------------------------------------------------------------------
+def unk_byte_fallback_ordering(ctx: Context, div: Divergence) -> frozenset[int]:
+    pair = _encodings(div)
+    unk = ctx.unk_token
+    if pair is None or unk is None or not ctx.byte_fallback or div.observation.track != "lenient":
+        return NONE
+    ref, up = pair
+    text = div.observation.input if isinstance(div.observation.input, str) else ""
+    fuse = ctx.model.get("fuse_unk") is True
+    replayed = _misorder(ref, text, unk, fuse)
+    if replayed is None:
+        return NONE
+    ids, tokens = replayed
+    if ids != list(up.ids) or tokens != list(up.tokens):
+        return NONE
+    return ALL
+
+
+def _misorder(ref: Encoded, text: str, unk: str, fuse: bool
+              ) -> tuple[list[int], list[str]] | None:
+    """Upstream's symbol order rebuilt from the correct stream: within a word, a pending
+    unk is flushed only by an in-vocabulary token or the word's end; byte-resolved pieces
+    go out at once; consecutive unks keep fusing across them when fuse_unk is on.
+    Returns None when nothing was reordered (the class then does not apply)."""
+    out_ids: list[int] = []
+    out_tokens: list[str] = []
+    pending: list[tuple[int, str]] = []
+    moved = False
+    current_word: object = object()
+
+    def flush() -> None:
+        for pid, ptok in pending:
+            out_ids.append(pid)
+            out_tokens.append(ptok)
+        pending.clear()
+
+    for tid, token, span, word in zip(ref.ids, ref.tokens, ref.spans, ref.word_ids,
+                                      strict=False):
+        if word != current_word:
+            flush()
+            current_word = word
+        if word is None:
+            out_ids.append(tid)
+            out_tokens.append(token)
+            continue
+        source = text[span[0]:span[1]] if 0 <= span[0] <= span[1] <= len(text) else ""
+        is_byte = _BYTE_PIECE.fullmatch(token) is not None and source != token
+        if token == unk:
+            if pending and fuse:
+                continue  # fuses into the pending unk
+            flush()
+            pending.append((tid, token))
+        elif is_byte and pending:
+            moved = True
+            out_ids.append(tid)
+            out_tokens.append(token)
+        else:
+            flush()
+            out_ids.append(tid)
+            out_tokens.append(token)
+    flush()
+    return (out_ids, out_tokens) if moved else None
+
+
+#: Predicates of the rules the reference keeps in both modes (see lenient_accounted_for).
+_BOTH_MODES: tuple[Predicate, ...] = (
+    strict_unreproducible_regex, strict_duplicate_id, strict_dropout_nondeterministic,
+)
+
+REGISTRY: dict[str, Predicate] = {
+    name: fn for name, fn in globals().items()
+    if callable(fn) and getattr(fn, "__module__", None) == __name__ and not name.startswith("_")
+    and name not in {"Context"}
+}

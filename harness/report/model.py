@@ -1,0 +1,228 @@
+"""The conformance report (``reports/conformance.yaml``): one typed model, versioned.
+
+The YAML writer, the Markdown renderer and ``python -m harness reproduce`` all read and
+write these classes (``harness.report.files``); ``harness/report/conformance.schema.json``
+is generated from them (``harness.report.schema``). Fields measuring time are listed in
+``TIMING_FIELDS``: everything else is a function of the code, the seed and the profile.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Final, Literal
+
+#: Bumped whenever a field changes meaning or shape.
+REPORT_VERSION: Final = 2
+#: The fields (at any depth) that measure time; all others are deterministic.
+TIMING_FIELDS: Final = frozenset({
+    "duration_seconds", "explore_seconds", "shrink_and_pinned_seconds", "cases_per_second",
+    "comparisons_per_second", "seconds", "load_seconds", "corpus_encode_seconds",
+})
+
+Verdict = Literal["pass", "fail"]
+
+
+@dataclass
+class Witness:
+    """The smallest case seen (or shrunk) showing a class or a failure: where it differs,
+    the input, both outcomes, and the case (for a generated case) or the fixture it ran
+    on."""
+
+    detail: str
+    classes: list[str]
+    shrunk: bool
+    case_size: int
+    tier: str | None = None
+    track: str | None = None
+    operation: str | None = None
+    input: Any = None
+    options: dict[str, Any] = field(default_factory=dict)
+    reference: dict[str, Any] | None = None
+    upstream: dict[str, Any] | None = None
+    #: The whole case (tokenizer.json and inputs) of a generated witness.
+    case: dict[str, Any] | None = None
+    #: The fixture a real-model or morph-track witness ran on (its document is not
+    #: repeated here).
+    fixture: str | None = None
+
+
+@dataclass
+class Failure:
+    """Divergences no class explains, grouped by signature, with one witness."""
+
+    id: str
+    signature: str
+    count: int
+    witness: Witness
+    #: The command that shows it again (generated failures).
+    reproduce: str | None = None
+
+
+@dataclass
+class ClassEntry:
+    """One intended divergence class of the registry, and what this run saw of it."""
+
+    id: str
+    kind: str
+    title: str
+    decision: str
+    upstream: list[str]
+    why: str
+    observed: int
+    reproduce: str
+    witness: Witness | None = None
+
+
+@dataclass
+class Stale:
+    """A pinned witness that no longer shows its class."""
+
+    id: str
+    class_id: str
+    now: list[str]
+
+
+@dataclass
+class Tally:
+    """What one run compared and found: counts by operation and tier, by class, the
+    failures with their witnesses, tiers skipped, and the harness' own errors."""
+
+    examples: int
+    comparisons: int
+    agreed: int
+    by_operation: dict[str, dict[str, int]]
+    by_class: dict[str, int]
+    failures: list[Failure]
+    skipped_tiers: dict[str, int]
+    harness_errors: list[str]
+
+
+@dataclass
+class Summary:
+    examples: int
+    comparisons: int
+    #: Failing cases replayed from the example database before exploring.
+    replayed: int
+    failures: int
+    failure_signatures: int
+    intended_divergences: int
+    harness_errors: int
+    by_operation: dict[str, dict[str, int]]
+    by_class: dict[str, int]
+    classes_not_observed: list[str]
+    upstream_load_outcomes: dict[str, int]
+    skipped_tiers: dict[str, int]
+    stale_pinned_witnesses: list[Stale]
+    duration_seconds: float
+    explore_seconds: float
+    shrink_and_pinned_seconds: float
+    cases_per_second: float
+    comparisons_per_second: float
+
+
+@dataclass
+class Header:
+    command: str
+    profile: str
+    seed: int
+    workers: int
+    subject: str
+    environment: dict[str, str]
+
+
+@dataclass
+class Fixture:
+    """One real tokenizer file: its corpus and generated texts through both subjects."""
+
+    fixture: str
+    sha256: str
+    corpus_texts: int
+    generated_texts: int
+    tally: Tally
+    class_witnesses: dict[str, Witness]
+    load_seconds: dict[str, float]
+    corpus_encode_seconds: dict[str, float]
+
+
+@dataclass
+class RealModels:
+    failures: int
+    fixtures: list[Fixture]
+    seconds: float
+
+
+@dataclass
+class UpstreamDocument:
+    path: str
+    sha256: str
+    committed_copy_current: bool
+
+
+@dataclass
+class MorphTrack:
+    """The unified tokenizer's morph track against its upstream tokenizer.json."""
+
+    what: str
+    config: str
+    upstream_document: UpstreamDocument
+    corpus_texts: int
+    generated_texts: int
+    runs_compared: int
+    whole_texts_compared: int
+    tally: Tally
+    class_witnesses: dict[str, Witness]
+    seconds: float
+
+
+@dataclass
+class RuleCoverage:
+    meaning: str
+    comparisons: int
+
+
+@dataclass
+class Coverage:
+    #: Comparisons that exercised each rule of the byte-fallback decision.
+    rules: dict[str, RuleCoverage]
+    #: Comparisons each intended class explained.
+    classes: dict[str, int]
+
+
+@dataclass
+class Report:
+    """``reports/conformance.yaml``. The verdict and the summary come first."""
+
+    report_version: int
+    verdict: Verdict
+    summary: Summary
+    header: Header
+    failures: list[Failure]
+    harness_errors: list[str]
+    classes: list[ClassEntry]
+    real_models: RealModels
+    unified_morph_track: MorphTrack | None
+    coverage: Coverage
+
+    def failing_parts(self) -> list[str]:
+        """Every part of the report that makes the verdict fail, in words."""
+        parts: list[str] = []
+        if self.failures:
+            count = sum(f.count for f in self.failures)
+            parts.append(f"{count} failure{'s' if count != 1 else ''} "
+                         f"({len(self.failures)} signature"
+                         f"{'s' if len(self.failures) != 1 else ''})")
+        if self.harness_errors:
+            parts.append(f"{len(self.harness_errors)} harness error"
+                         f"{'s' if len(self.harness_errors) != 1 else ''}")
+        stale = self.summary.stale_pinned_witnesses
+        if stale:
+            parts.append(f"{len(stale)} stale pinned witness"
+                         f"{'es' if len(stale) != 1 else ''}")
+        if self.real_models.failures:
+            parts.append(f"{self.real_models.failures} real-model failure"
+                         f"{'s' if self.real_models.failures != 1 else ''}")
+        morph = self.unified_morph_track
+        if morph is not None and (morph.tally.failures or morph.tally.harness_errors):
+            count = sum(f.count for f in morph.tally.failures) + len(morph.tally.harness_errors)
+            parts.append(f"{count} morph-track failure{'s' if count != 1 else ''}")
+        return parts

@@ -1,0 +1,190 @@
+"""The one run engine: cases in, observations out, judged and tallied; targeted searches
+that shrink a witness of each class and failure.
+
+A run supplies an *observer* (a case -> its observations on two subjects) and how to
+size a witness; the engine does the rest the same way for every kind of run:
+
+- ``explore``: Hypothesis draws ``budget`` cases with a seed (generate phase only); each is
+  observed, judged and recorded. Nothing raises, so one odd case never ends the run and
+  every count is complete.
+- ``run_items``: the same for a fixed list of cases (a corpus, replayed failures).
+- ``search``: a targeted Hypothesis search raising on one class or failure signature, so
+  Hypothesis shrinks the whole case; bounded by a count of evaluations, never by time, so
+  a seed gives the same witness on any machine. A bug of the harness met meanwhile (an
+  exception from a predicate or a subject wrapper) is reported, never swallowed.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import traceback
+from collections.abc import Callable, Collection, Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import hypothesis
+from hypothesis import HealthCheck, Phase, given, seed, settings
+from hypothesis.errors import Flaky
+
+from ..core import interrupts
+from ..core.case import Case
+from ..core.observation import Observation
+from ..core.profiles import Profile
+from ..judge.classify import Judgement, Verdict, judge
+from ..subjects.protocol import ALL_CAPABILITIES
+from .tally import Tally, Witness, case_size, failure_signature
+
+Observer = Callable[[Case], list[Observation]]
+
+
+def _no_local_constants() -> None:
+    """Hypothesis mixes literals of the modules it finds loaded from the working tree into
+    what it draws, so which harness modules are imported (and whether the package is
+    installed or run from a checkout) would change the cases a seed explores. The harness
+    draws from its own strategies only: the pool of local constants is kept empty."""
+    from hypothesis.internal.conjecture import providers
+
+    constants: Any = getattr(providers, "Constants", None)
+    if hasattr(providers, "_get_local_constants") and constants is not None:
+        empty = constants()
+        providers._get_local_constants = lambda: empty
+        cache = getattr(providers, "CONSTANTS_CACHE", None)
+        if cache is not None and hasattr(cache, "cache"):
+            cache.cache.clear()
+
+
+_no_local_constants()
+#: One witness search: ("class", class id) or ("failure", failure signature).
+Target = tuple[str, str]
+
+
+class HarnessError(Exception):
+    """A bug of the harness itself (not a finding about a subject)."""
+
+
+@dataclass(frozen=True)
+class Engine:
+    observe: Observer
+    capabilities: Collection[str] = ALL_CAPABILITIES
+    size: Callable[[Case], int] = case_size
+    rules: Callable[[Case, Observation], Iterable[str]] | None = None
+    fixture: str | None = None
+
+    def evaluate(self, case: Case) -> tuple[list[Observation], Judgement]:
+        observations = self.observe(case)
+        return observations, judge(case, observations, self.capabilities)
+
+    def record(self, tally: Tally, case: Case) -> Judgement:
+        """Evaluate one case into ``tally``. A bug of the harness (an exception out of a
+        predicate, say) is recorded in ``tally.errors``, which fails the run."""
+        interrupts.check()
+        try:
+            observations, judgement = self.evaluate(case)
+        except Exception as exc:
+            tally.errors.append(describe_error(exc))
+            return Judgement([], [])
+        tally.record(case, observations, judgement, size=self.size(case),
+                     fixture=self.fixture, rules=self.rules)
+        return judgement
+
+    def run_items(self, items: Iterable[Case], tally: Tally,
+                  progress: Callable[[Tally], None] | None = None) -> Tally:
+        for case in items:
+            self.record(tally, case)
+            if progress is not None:
+                progress(tally)
+        return tally
+
+    def explore(self, strategy: Any, *, budget: int, seed_value: int, tally: Tally,
+                progress: Callable[[Tally], None] | None = None) -> Tally:
+        if budget <= 0:
+            return tally
+
+        @seed(seed_value)
+        @settings(max_examples=budget, deadline=None, database=None,
+                  phases=[Phase.generate], suppress_health_check=list(HealthCheck),
+                  derandomize=False)
+        @given(strategy)
+        def explore(case: Case) -> None:
+            self.record(tally, case)
+            if progress is not None:
+                progress(tally)
+
+        explore()
+        return tally
+
+    def search(self, strategy: Any, target: Target, profile: Profile,
+               seed_value: int) -> Witness | None:
+        """The smallest case found showing ``target``, shrunk by Hypothesis within the
+        profile's count of evaluations. Raises ``HarnessError`` on a bug of ours."""
+        kind, key = target
+        wanted = _has_class(key) if kind == "class" else _has_signature(key)
+        best: list[tuple[Case, Verdict]] = []
+        evaluations = [0]
+        errors: list[str] = []
+
+        @seed(seed_value)
+        @settings(max_examples=profile.shrink_examples, deadline=None, database=None,
+                  phases=[Phase.generate, Phase.shrink],
+                  suppress_health_check=list(HealthCheck), report_multiple_bugs=False,
+                  print_blob=False, verbosity=hypothesis.Verbosity.quiet)
+        @given(strategy)
+        def search(case: Case) -> None:
+            interrupts.check()
+            if evaluations[0] >= profile.shrink_evaluations or errors:
+                return
+            evaluations[0] += 1
+            try:
+                _, judgement = self.evaluate(case)
+            except Exception as exc:  # a bug of ours, reported below; never a finding
+                errors.append(describe_error(exc))
+                return
+            for verdict in judgement.verdicts:
+                if wanted(verdict):
+                    if not best or self.size(case) <= self.size(best[0][0]):
+                        best[:] = [(case, verdict)]
+                    raise _FoundError
+
+        # Expected: the search stops by raising; and once the evaluation budget is spent,
+        # Hypothesis' final replay of its own minimal case may not raise (Flaky).
+        with contextlib.suppress(_FoundError, Flaky):
+            search()
+        if errors:
+            raise HarnessError(f"while searching a witness of {kind} {key!r}: {errors[0]}")
+        if not best:
+            return None
+        case, verdict = best[0]
+        return Witness(case, verdict.divergence, verdict.classes, self.size(case),
+                       shrunk=True, fixture=self.fixture, detail=verdict.divergence.detail)
+
+
+def describe_error(exc: BaseException) -> str:
+    """A harness error for the report: the exception and the last frames."""
+    frames = "".join(traceback.format_tb(exc.__traceback__)[-3:])
+    return "".join(traceback.format_exception_only(exc)).strip()[:2000] + "\n" + frames
+
+
+class _FoundError(Exception):
+    """Raised by a targeted search when the case shows its target."""
+
+
+def _has_class(cls: str) -> Callable[[Verdict], bool]:
+    return lambda verdict: cls in verdict.classes
+
+
+def _has_signature(sig: str) -> Callable[[Verdict], bool]:
+    return lambda v: v.is_failure and failure_signature(v.divergence) == sig
+
+
+def shrink_targets(tally: Tally) -> list[Target]:
+    return ([("class", cls) for cls in sorted(tally.class_witness)]
+            + [("failure", sig) for sig in sorted(tally.failure_witness)])
+
+
+def adopt_witnesses(tally: Tally, targets: Sequence[Target],
+                    found: Sequence[Witness | None]) -> None:
+    """Keep each searched witness that is no larger than the explored one."""
+    for (kind, key), hit in zip(targets, found, strict=True):
+        store = tally.class_witness if kind == "class" else tally.failure_witness
+        if hit is not None and hit.size <= store[key].size:
+            store[key] = hit

@@ -1,0 +1,148 @@
+"""The one tally every run keeps: counts per operation, tier, class and failure
+signature, rule coverage, skipped tiers, harness errors, and the smallest witness of each
+class and of each failure signature. Tallies of several workers merge into one."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+
+from ..core.case import Case
+from ..core.observation import Observation
+from ..judge.classify import Judgement, Verdict
+from ..judge.compare import Divergence
+
+
+def failure_signature(div: Divergence) -> str:
+    """What makes two failures the same failure: track, operation, tier and both kinds."""
+    obs = div.observation
+    return (f"{obs.track}/{obs.operation}/{div.tier}: reference "
+            f"{outcome_kind(obs.reference)} vs upstream {outcome_kind(obs.upstream)}")
+
+
+def outcome_kind(outcome: object) -> str:
+    rule = getattr(outcome, "rule", None)
+    kind = type(outcome).__name__.lower()
+    if kind == "refused" and isinstance(rule, str) and rule and len(rule) < 40:
+        return f"refused[{rule}]"
+    if kind == "crashed":
+        return f"crashed[{getattr(outcome, 'kind', '?')}]"
+    return kind
+
+
+def case_size(case: Case) -> int:
+    """The size a generated witness is ranked by: its JSON length."""
+    return len(json.dumps(case.to_json(), ensure_ascii=False))
+
+
+@dataclass
+class Witness:
+    """One case showing a class or a failure. ``fixture`` names the real or unified
+    fixture the case ran on (its document is then not reported); ``divergence`` is None
+    for a failure that is no comparison (a segmentation check, a stale fixture)."""
+
+    case: Case
+    divergence: Divergence | None
+    classes: tuple[str, ...]
+    size: int
+    shrunk: bool = False
+    fixture: str | None = None
+    detail: str = ""
+
+
+@dataclass
+class Tally:
+    examples: int = 0
+    comparisons: int = 0
+    #: operation -> {"compared", "agreed", "diverged:<tier>"} -> count
+    by_operation: dict[str, Counter[str]] = field(default_factory=dict)
+    by_class: Counter[str] = field(default_factory=Counter)
+    rule_comparisons: Counter[str] = field(default_factory=Counter)
+    failures: Counter[str] = field(default_factory=Counter)
+    failure_witness: dict[str, Witness] = field(default_factory=dict)
+    class_witness: dict[str, Witness] = field(default_factory=dict)
+    #: How upstream took each generated document: loaded, refused[...], crashed[...].
+    upstream_outcomes: Counter[str] = field(default_factory=Counter)
+    #: "<operation>/<tier>" -> comparisons where that tier was not compared.
+    skipped: Counter[str] = field(default_factory=Counter)
+    #: Bugs of the harness itself met during the run (each makes the run fail).
+    errors: list[str] = field(default_factory=list)
+
+    @property
+    def failure_count(self) -> int:
+        return sum(self.failures.values())
+
+    @property
+    def failed(self) -> bool:
+        return bool(self.failures) or bool(self.errors)
+
+    def record(self, case: Case, observations: Sequence[Observation], judgement: Judgement,
+               *, size: int, fixture: str | None = None,
+               rules: Callable[[Case, Observation], Iterable[str]] | None = None) -> None:
+        self.examples += 1
+        self.comparisons += len(observations)
+        if observations and observations[0].operation == "load":
+            self.upstream_outcomes[outcome_kind(observations[0].upstream)] += 1
+        diverged = judgement.diverged()
+        for obs in observations:
+            counts = self.by_operation.setdefault(obs.operation, Counter())
+            counts["compared"] += 1
+            verdict = diverged.get(id(obs))
+            counts["agreed" if verdict is None else f"diverged:{verdict.divergence.tier}"] += 1
+            if rules is not None:
+                self.rule_comparisons.update(rules(case, obs))
+        self.skipped.update(f"{operation}/{tier}" for operation, tier in judgement.skipped)
+        for verdict in judgement.verdicts:
+            self.record_verdict(case, verdict, size=size, fixture=fixture)
+
+    def record_verdict(self, case: Case, verdict: Verdict, *, size: int,
+                       fixture: str | None = None) -> None:
+        witness = Witness(case, verdict.divergence, verdict.classes, size, fixture=fixture,
+                          detail=verdict.divergence.detail)
+        if verdict.is_failure:
+            signature = failure_signature(verdict.divergence)
+            self.failures[signature] += 1
+            keep_smaller(self.failure_witness, signature, witness)
+            return
+        for cls in verdict.classes:
+            self.by_class[cls] += 1
+            keep_smaller(self.class_witness, cls, witness)
+
+    def record_failure(self, signature: str, witness: Witness) -> None:
+        """A failure found by a check that is not a comparison of two outcomes."""
+        self.failures[signature] += 1
+        keep_smaller(self.failure_witness, signature, witness)
+
+    def merge(self, part: Tally) -> Tally:
+        """Add ``part``'s counts; keep the smaller witness of each key. Every field is
+        merged by its type, so a field added later without a rule here fails loudly."""
+        for spec in dataclasses.fields(Tally):
+            mine, theirs = getattr(self, spec.name), getattr(part, spec.name)
+            if isinstance(theirs, Counter):
+                mine.update(theirs)
+            elif isinstance(theirs, list):
+                mine.extend(theirs)
+            elif isinstance(theirs, dict):
+                for key, value in theirs.items():
+                    if isinstance(value, Counter):
+                        mine.setdefault(key, Counter()).update(value)
+                    elif isinstance(value, Witness):
+                        keep_smaller(mine, key, value)
+                    else:
+                        raise TypeError(f"Tally.{spec.name}[{key!r}]: no merge rule for "
+                                        f"{type(value).__name__}")
+            elif isinstance(theirs, int):
+                setattr(self, spec.name, mine + theirs)
+            else:
+                raise TypeError(f"Tally.{spec.name}: no merge rule for "
+                                f"{type(theirs).__name__}")
+        return self
+
+
+def keep_smaller(store: dict[str, Witness], key: str, witness: Witness) -> None:
+    current = store.get(key)
+    if current is None or witness.size < current.size:
+        store[key] = witness

@@ -1,0 +1,251 @@
+"""Worker processes (``--workers N``, docs/decisions/0016-scale-out.md).
+
+Hypothesis-native sharding by seed: shard ``i`` of ``N`` runs the same exploration in its
+own process, with ``shard_seed(seed, i)`` and its share of the budget, and returns its
+``Tally``; the parent merges them in shard order, so the report has exactly the
+structure of a one-process run. The witness searches (one per class and per failure
+signature) and the real-model fixtures are independent jobs, mapped over the same pool
+in a fixed order. With ``N == 1`` nothing leaves this process.
+
+Workers ignore SIGINT (a Ctrl-C reaches the whole process group; the parent decides),
+and each watches its parent: when the parent is gone, the worker exits at once. When the
+parent is interrupted it kills its workers before it exits, so no process is left.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import queue as queue_module
+import signal
+import threading
+import time
+from collections import Counter
+from collections.abc import Callable, Iterator
+from concurrent.futures import Future, ProcessPoolExecutor
+from itertools import repeat
+from multiprocessing import get_context
+from types import TracebackType
+from typing import Any
+
+from ..core.profiles import Profile
+from .engine import Target
+from .generated import ENGINE, default_strategy
+from .real_models import FixtureRun
+from .tally import Tally, Witness
+
+#: Shard i > 0 explores with seed + i * SHARD_STRIDE; shard 0 keeps the run's seed.
+SHARD_STRIDE = 2**32
+#: A worker reports its counts to the progress line at most this often (seconds).
+REPORT_INTERVAL = 0.25
+#: How often a worker looks whether its parent is still there (seconds).
+PARENT_WATCH_INTERVAL = 0.2
+
+
+def shard_seed(seed_value: int, shard: int) -> int:
+    return seed_value + shard * SHARD_STRIDE
+
+
+def split_budget(budget: int, shards: int) -> list[int]:
+    """``budget`` cases over ``shards``, as evenly as possible, the first ones larger."""
+    base, extra = divmod(budget, shards)
+    return [base + (1 if i < extra else 0) for i in range(shards)]
+
+
+# --- what runs in a worker process ------------------------------------------------------
+
+_progress_queue: Any = None
+
+
+def _watch_parent(parent: int) -> None:
+    while True:
+        time.sleep(PARENT_WATCH_INTERVAL)
+        if os.getppid() != parent:
+            os._exit(143)
+
+
+def _init_worker(progress_queue: Any, parent: int) -> None:
+    global _progress_queue  # noqa: PLW0603 - the one per-process handle, set at start
+    _progress_queue = progress_queue
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    threading.Thread(target=_watch_parent, args=(parent,), name="parent-watch",
+                     daemon=True).start()
+
+
+class _ShardReporter:
+    """Posts (shard, examples, comparisons, failures) to the parent, throttled."""
+
+    def __init__(self, shard: int, sink: Any) -> None:
+        self.shard = shard
+        self.sink = sink
+        self.last = 0.0
+
+    def __call__(self, tally: Tally) -> None:
+        now = time.monotonic()
+        if now - self.last >= REPORT_INTERVAL:
+            self.last = now
+            self.post(tally)
+
+    def post(self, tally: Tally) -> None:
+        self.sink.put((self.shard, tally.examples, tally.comparisons, dict(tally.failures)))
+
+
+def _explore_shard(shard: int, budget: int, seed_value: int, report: bool) -> Tally:
+    tally = Tally()
+    reporter = _ShardReporter(shard, _progress_queue) if report else None
+    ENGINE.explore(default_strategy(), budget=budget, seed_value=seed_value, tally=tally,
+                   progress=reporter)
+    if reporter is not None:
+        reporter.post(tally)
+    return tally
+
+
+def _search(target: Target, profile: Profile, seed_value: int) -> Witness | None:
+    return ENGINE.search(default_strategy(), target, profile, seed_value)
+
+
+def _real_fixture(name: str, examples: int, seed_value: int) -> list[FixtureRun]:
+    from . import real_models
+
+    return real_models.run(examples=examples, seed_value=seed_value, fixtures=(name,))
+
+
+# --- the pool --------------------------------------------------------------------------
+
+class Workers:
+    """The phases of one run, in this process (``count == 1``) or over a process pool."""
+
+    def __init__(self, count: int, profile: Profile, seed_value: int,
+                 strategy: Any = None) -> None:
+        if count < 1:
+            raise ValueError(f"--workers must be at least 1, not {count}")
+        if count > 1 and strategy is not None:
+            raise ValueError("several workers explore the default cases() strategy only "
+                             "(a strategy object does not cross processes)")
+        self.count = count
+        self.profile = profile
+        self.seed = seed_value
+        self._strategy = strategy
+        self._pool: ProcessPoolExecutor | None = None
+        self._queue: Any = None
+
+    @property
+    def strategy(self) -> Any:
+        return self._strategy if self._strategy is not None else default_strategy()
+
+    def __enter__(self) -> Workers:
+        if self.count > 1:
+            context = get_context("spawn")  # no fork of a process holding Rust threads
+            self._queue = context.Queue()
+            self._pool = ProcessPoolExecutor(max_workers=self.count, mp_context=context,
+                                             initializer=_init_worker,
+                                             initargs=(self._queue, os.getpid()))
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
+                 traceback: TracebackType | None) -> None:
+        if self._pool is not None:
+            if error is not None:
+                self.kill()
+            self._pool.shutdown(wait=error is None, cancel_futures=error is not None)
+            self._pool = None
+        if self._queue is not None:
+            self._queue.close()
+            if error is None:
+                self._queue.join_thread()
+            else:
+                self._queue.cancel_join_thread()
+            self._queue = None
+
+    def kill(self) -> None:
+        """End every worker process now (an interrupted or failed run)."""
+        processes = getattr(self._pool, "_processes", None) or {}
+        for process in list(processes.values()):
+            with contextlib.suppress(Exception):
+                process.kill()
+        for process in list(processes.values()):
+            with contextlib.suppress(Exception):
+                process.join(timeout=2)
+
+    def explore(self, tally: Tally, budget: int,
+                progress: Callable[[Tally], None] | None = None) -> Tally:
+        if self._pool is None:
+            return ENGINE.explore(self.strategy, budget=budget, seed_value=self.seed,
+                                  tally=tally, progress=progress)
+        futures = [self._pool.submit(_explore_shard, shard, share,
+                                     shard_seed(self.seed, shard), progress is not None)
+                   for shard, share in enumerate(split_budget(budget, self.count))
+                   if share > 0]
+        with self._relay(tally, progress):
+            parts = [_result(future) for future in futures]
+        for part in parts:
+            tally.merge(part)
+        if progress is not None:
+            progress(tally)
+        return tally
+
+    def search(self, targets: list[Target]) -> list[Witness | None]:
+        if self._pool is None:
+            return [ENGINE.search(self.strategy, t, self.profile, self.seed) for t in targets]
+        futures = [self._pool.submit(_search, t, self.profile, self.seed) for t in targets]
+        return [_result(future) for future in futures]
+
+    def real_models(self, examples: int, fixtures: tuple[str, ...]) -> list[FixtureRun]:
+        from ..fixtures.real_models import build_fixture
+        from . import real_models
+
+        if self._pool is None:
+            return real_models.run(examples=examples, seed_value=self.seed, fixtures=fixtures)
+        for name in fixtures:  # built (or found cached) here, once, before any worker
+            build_fixture(name)
+        chunks = list(self._pool.map(_real_fixture, fixtures, repeat(examples),
+                                     repeat(self.seed)))
+        return [fixture for chunk in chunks for fixture in chunk]
+
+    @contextlib.contextmanager
+    def _relay(self, base: Tally, progress: Callable[[Tally], None] | None) -> Iterator[None]:
+        """While the shards run, feed their summed counts to ``progress``."""
+        if progress is None:
+            yield
+            return
+        stop = threading.Event()
+        latest: dict[int, tuple[int, int, dict[str, int]]] = {}
+
+        def relay() -> None:
+            while not stop.is_set():
+                try:
+                    shard, examples, comparisons, failures = self._queue.get(timeout=0.1)
+                except queue_module.Empty:
+                    continue
+                except (OSError, ValueError, EOFError):
+                    return  # the queue was closed under us (an interrupted run)
+                latest[shard] = (examples, comparisons, failures)
+                snapshot = Tally(examples=base.examples, comparisons=base.comparisons,
+                                 failures=Counter(base.failures))
+                for done, compared, failed in latest.values():
+                    snapshot.examples += done
+                    snapshot.comparisons += compared
+                    snapshot.failures.update(failed)
+                progress(snapshot)
+
+        thread = threading.Thread(target=relay, name="progress-relay", daemon=True)
+        thread.start()
+        try:
+            yield
+        finally:
+            stop.set()
+            thread.join(timeout=1)
+            with contextlib.suppress(queue_module.Empty, OSError, ValueError):
+                while True:  # the last posts, left unread
+                    self._queue.get_nowait()
+
+
+def _result(future: Future[Any]) -> Any:
+    """A worker's result, waiting in short slices so a signal is handled at once."""
+    from ..core import interrupts
+
+    while True:
+        interrupts.check()
+        with contextlib.suppress(TimeoutError):
+            return future.result(timeout=0.2)
