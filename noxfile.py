@@ -14,7 +14,17 @@ nox.options.reuse_existing_virtualenvs = True
 nox.options.default_venv_backend = "venv"
 
 PYTHON = "3.11"
-UPSTREAM = "tokenizers==0.23.1"
+
+
+def _harness_extra() -> list[str]:
+    import tomllib
+
+    with open("pyproject.toml", "rb") as handle:
+        return list(tomllib.load(handle)["project"]["optional-dependencies"]["harness"])
+
+
+#: The pinned tokenizers requirement, declared once in pyproject.toml's harness extra.
+UPSTREAM = next(req for req in _harness_extra() if req.replace(" ", "").startswith("tokenizers=="))
 
 
 def _profile() -> str:
@@ -73,11 +83,7 @@ def _reference_version(posargs: list[str]) -> str | None:
 
 def _harness_requirements_without_tokenizers() -> list[str]:
     """The harness extra of pyproject.toml, minus its tokenizers pin (installed apart)."""
-    import tomllib
-
-    with open("pyproject.toml", "rb") as handle:
-        extras = tomllib.load(handle)["project"]["optional-dependencies"]["harness"]
-    return [req for req in extras if not req.replace(" ", "").startswith("tokenizers")]
+    return [req for req in _harness_extra() if not req.replace(" ", "").startswith("tokenizers")]
 
 
 @nox.session(python=PYTHON)

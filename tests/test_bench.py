@@ -23,7 +23,7 @@ import pytest
 
 pytest.importorskip("tokenizers")
 
-from harness.canonical import read_yaml
+from harness.core.canonical import read_yaml
 
 pytestmark = pytest.mark.upstream
 
@@ -128,7 +128,7 @@ BUILT_VOCABULARIES = """
 import json
 import tokenizers
 import implementation
-from harness import bench
+from harness.bench import bench
 
 out = {}
 merges = bench.train_merges({"abab": 3, "ab": 1, "ba": 1}, 10)
@@ -174,3 +174,17 @@ def test_the_built_vocabularies_and_the_figure_helpers() -> None:
     assert out["summary"] == {"min": 1.0, "median": 2.0, "max": 3.0, "repeats": 3}
     assert out["exponent"] == pytest.approx(1.0)
     assert out["fitted"] == pytest.approx(2.0)
+
+
+def test_the_committed_figures_are_written_only_when_asked() -> None:
+    committed = REPO_ROOT / "reports" / "bench.yaml"
+    before = committed.read_bytes()
+    refused = _python("-m", "harness", "bench", "--scale", "tiny", "--write")
+    assert refused.returncode == 2
+    assert refused.stderr.strip().splitlines() == [
+        "--write rewrites the committed reports/bench.yaml: only with the full scale, every "
+        "section and no --output"]
+    printed = _python("-m", "harness", "bench", "--scale", "tiny", "--only", "growth")
+    assert printed.returncode == 0, printed.stderr
+    assert printed.stdout.startswith("# Benchmarks:") and "growth:" in printed.stdout
+    assert committed.read_bytes() == before

@@ -15,7 +15,7 @@ import pytest
 
 pytest.importorskip("tokenizers")
 
-from harness.conformance import RunResult, run
+from harness.job import JobResult, run
 from harness.strategies import cases
 from implementation import (
     bpe,
@@ -26,13 +26,13 @@ from implementation import (
 EXAMPLES = 120
 
 
-def short_run(strategy: Any = None, examples: int = EXAMPLES) -> RunResult:
+def short_run(strategy: Any = None, examples: int = EXAMPLES) -> JobResult:
     return run(profile_name="dev", seed_value=0, examples=examples, command="self-test",
-               strategy=strategy, real_examples=-1, shrink=False, with_unified=False)
+               strategy=strategy, real_examples=-1, shrink=False, with_morph_track=False)
 
 
-def caught(result: RunResult) -> bool:
-    return bool(result.stats.failures) or bool(result.stale)
+def caught(result: JobResult) -> bool:
+    return bool(result.tally.failures) or bool(result.stale)
 
 
 # -- the mutants ----------------------------------------------------------------------
@@ -133,12 +133,12 @@ MUTANTS: dict[str, tuple[Callable[[pytest.MonkeyPatch], None], Any]] = {
 
 
 @pytest.fixture(scope="module")
-def baseline() -> Iterator[RunResult]:
+def baseline() -> Iterator[JobResult]:
     yield short_run()
 
 
-def test_the_unpatched_reference_passes_the_short_run(baseline: RunResult) -> None:
-    assert not caught(baseline), (dict(baseline.stats.failures), baseline.stale)
+def test_the_unpatched_reference_passes_the_short_run(baseline: JobResult) -> None:
+    assert not caught(baseline), (dict(baseline.tally.failures), baseline.stale)
 
 
 @pytest.mark.parametrize("name", sorted(MUTANTS))
@@ -146,4 +146,4 @@ def test_each_mutant_is_caught(name: str, monkeypatch: pytest.MonkeyPatch) -> No
     patch, constraints = MUTANTS[name]
     patch(monkeypatch)
     result = short_run(cases(**constraints) if constraints else None)
-    assert caught(result), f"mutant {name!r} went unnoticed: {result.stats.by_class}"
+    assert caught(result), f"mutant {name!r} went unnoticed: {result.tally.by_class}"

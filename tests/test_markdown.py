@@ -1,23 +1,25 @@
 """``python -m harness report --markdown``: the rendering of committed report fixtures
 against committed expected files.
 
-The two reports in ``tests/data/markdown/`` are small, hand-made YAML files (one with a
-generated failure, a real-model failure and a stale pinned witness; one that passes); the
-``.md`` files next to them were rendered once and reviewed. After a deliberate change to
+The two reports in ``tests/data/markdown/`` are small, hand-made YAML files of the report
+model (one with a generated failure, a real-model failure and a stale pinned witness; one
+that passes); the ``.md`` files next to them were rendered once and reviewed. After a deliberate change to
 the renderer, ``UPDATE_MARKDOWN_EXPECTED=1 pytest tests/test_markdown.py`` rewrites them:
 review the diff before committing it.
 """
 
 from __future__ import annotations
 
+import copy
 import os
 from pathlib import Path
 
 import pytest
 
 from harness.__main__ import main
-from harness.canonical import read_yaml
-from harness.markdown import render
+from harness.report.files import read_report
+from harness.report.markdown import render
+from harness.report.model import Failure, Report, Witness
 
 DATA = Path(__file__).parent / "data" / "markdown"
 UPDATE = bool(os.environ.get("UPDATE_MARKDOWN_EXPECTED"))
@@ -32,8 +34,8 @@ CASES = {
 
 
 def _render(report: str, against: str | None) -> str:
-    return render(read_yaml(DATA / report),
-                  against=read_yaml(DATA / against) if against else None,
+    return render(read_report(DATA / report),
+                  against=read_report(DATA / against) if against else None,
                   against_name=against)
 
 
@@ -93,7 +95,7 @@ def test_table_cells_and_inline_code_survive_pipes_and_backticks() -> None:
 
 def test_link_base_prefixes_the_decision_links() -> None:
     base = "https://example.invalid/repo/blob/abc/"
-    text = render(read_yaml(DATA / "without-failure.yaml"), link_base=base)
+    text = render(read_report(DATA / "without-failure.yaml"), link_base=base)
     assert f"[0007]({base}docs/decisions/0007-decode-unknown-ids.md)" in text
 
 
@@ -109,9 +111,58 @@ def test_cli_writes_the_same_markdown(tmp_path: Path, capsys: pytest.CaptureFixt
 
 
 def test_the_headline_names_only_what_failed() -> None:
-    report = read_yaml(DATA / "with-failure.yaml")
-    report["summary"]["failures"] = 0
-    report["real_models"]["failures"] = 0
+    report = read_report(DATA / "with-failure.yaml")
+    report.failures = []
+    report.real_models.failures = 0
     assert render(report).startswith("## ❌ Conformance: fail — 1 stale pinned witness\n")
-    report["summary"]["stale_pinned_witnesses"] = []
+    report.summary.stale_pinned_witnesses = []
     assert render(report).startswith("## ❌ Conformance: fail — see the report")
+
+
+def _morph_track_failing(report: Report) -> Report:
+    """``report`` whose only failing part is the unified tokenizer's morph track."""
+    failing = copy.deepcopy(report)
+    assert failing.unified_morph_track is not None
+    failing.verdict = "fail"
+    failing.unified_morph_track.tally.failures = [Failure(
+        id="morph:F1", signature="segmentation: a morph token outside every Mongolian run",
+        count=3, witness=Witness(detail="'ᠮᠣ' at 0:2", classes=[], shrunk=False, case_size=2,
+                                 input="ᠮᠣ x", fixture="unified-morph-track"))]
+    return failing
+
+
+def test_a_morph_track_failure_is_named_in_the_headline_and_the_failures() -> None:
+    report = _morph_track_failing(read_report(DATA / "without-failure.yaml"))
+    text = render(report)
+    assert text.startswith("## ❌ Conformance: fail — 3 morph-track failures\n")
+    failures = text[text.index("### Failures"):text.index("### Intended divergence classes")]
+    assert "#### Morph track · `segmentation: a morph token outside every Mongolian run`" \
+        in failures
+    assert "'ᠮᠣ' at 0:2" in failures and "None: every divergence" not in failures
+    changes = render(report, against=read_report(DATA / "without-failure.yaml"))
+    assert "morph track: `segmentation: a morph token outside every Mongolian run`" in changes
+
+
+def test_a_harness_error_fails_and_is_shown() -> None:
+    report = read_report(DATA / "without-failure.yaml")
+    report.verdict = "fail"
+    report.harness_errors = ["KeyError: 'x'\n  File \"predicates.py\", line 1"]
+    text = render(report)
+    assert text.startswith("## ❌ Conformance: fail — 1 harness error\n")
+    assert "#### Harness errors" in text and "KeyError: 'x'" in text
+
+
+def test_a_file_that_is_not_a_complete_report_is_refused(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    for name, text in (("empty.yaml", "{}\n"), ("list.yaml", "- 1\n"),
+                       ("old.yaml", "verdict: pass\n"),
+                       ("cut.yaml", (DATA / "with-failure.yaml").read_text(
+                           encoding="utf-8")[:3000])):
+        path = tmp_path / name
+        path.write_text(text, encoding="utf-8")
+        assert main(["report", "--markdown", str(path)]) == 2
+        err = capsys.readouterr()
+        assert err.out == ""
+        assert len(err.err.strip().splitlines()) == 1 and "report" in err.err
+    assert main(["report", "--markdown", str(tmp_path / "missing.yaml")]) == 2
+    assert "no such file" in capsys.readouterr().err

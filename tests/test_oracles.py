@@ -21,11 +21,12 @@ import jsonschema
 import pytest
 from builders import llama_like_document, metaspace_document
 
-from harness import oracle_cases, real_models
-from harness.canonical import canonical_json, canonical_yaml
-from harness.case import Case
-from harness.classify import load_registry
-from harness.oracles import (
+from harness.fixtures import real_models
+from harness.oracles import cases as oracle_cases
+from harness.core.canonical import canonical_json, canonical_yaml
+from harness.core.case import Case
+from harness.judge.registry import load_registry
+from harness.oracles.files import (
     PINNED_VERSION,
     build_fixtures,
     built_fixtures_of,
@@ -130,11 +131,15 @@ def test_class_flags_are_registry_classes() -> None:
 
 
 def test_pinned_version_is_the_projects_pin() -> None:
+    """The pin is declared once (pyproject's harness extra); noxfile.py reads it there."""
     pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
-    assert f"tokenizers=={PINNED_VERSION}" in pyproject["project"]["optional-dependencies"][
-        "harness"]
-    assert f'UPSTREAM = "tokenizers=={PINNED_VERSION}"' in (ROOT / "noxfile.py").read_text(
-        encoding="utf-8")
+    pins = [r for r in pyproject["project"]["optional-dependencies"]["harness"]
+            if r.startswith("tokenizers")]
+    assert pins == [f"tokenizers=={PINNED_VERSION}"]
+    declared = re.compile(r"tokenizers\s*==\s*[0-9]|[\"']" + re.escape(PINNED_VERSION) + r"[\"']")
+    readers = {ROOT / "harness" / "core" / "pins.py"}  # reads the pin from pyproject.toml
+    for path in {ROOT / "noxfile.py", *(ROOT / "harness").rglob("*.py")} - readers:
+        assert not declared.search(path.read_text(encoding="utf-8")), path
 
 
 @pytest.mark.parametrize("fixture", sorted(oracle_cases.FIXTURES))
@@ -161,7 +166,7 @@ def test_mistral_oracle_has_one_row_per_corpus_text() -> None:
     data = load(ROOT / "oracles/mistral_v0_1.json")
     assert data["tokenizers"] == {"mistral-v0.1": {
         "built_fixture": "mistral-v0.1", "sha256": real_models.SPECS["mistral-v0.1"].output_sha256,
-        "comment": "python -m harness.real_models mistral-v0.1 builds it"}}
+        "comment": "python -m harness.fixtures.real_models mistral-v0.1 builds it"}}
     assert data["header"]["inputs"] == oracle_cases.REAL_CORPUS
     load_row, *rows = data["cases"]
     assert load_row["id"] == "mistral-v0.1-load"
@@ -290,7 +295,7 @@ pinned = pytest.mark.skipif("not installed_is_pinned()",
 @pinned
 def test_regeneration_is_byte_identical_and_check_passes(
         tmp_path: Path, capsys: pytest.CaptureFixture[str], built_fixtures: None) -> None:
-    from harness.oracles import generate_all
+    from harness.oracles.files import generate_all
 
     first, second = generate_all(ROOT), generate_all(ROOT)
     assert first.files == second.files
@@ -365,7 +370,7 @@ def test_drift_is_reported_and_nothing_is_written_without_accept(
     """Simulate an upstream change: the committed copy holds values an 'older' library
     gave; a regeneration finds the row changed, the acceptance changed and the class
     that stopped diverging, and leaves the oracles alone unless --accept."""
-    from harness.canonical import read_yaml
+    from harness.core.canonical import read_yaml
 
     root = copy_repo(tmp_path)
     llama = root / "oracles/llama_pipeline.json"
@@ -419,7 +424,7 @@ def test_drift_names_a_class_that_stopped_diverging(tmp_path: Path,
     reference where its class says it should not, against a regeneration that diverges:
     the reverse direction is a new divergence; here the committed side is edited so the
     *regenerated* row is compared with a reference that no longer shows the class."""
-    from harness.oracles import Generated, drift, generate_all
+    from harness.oracles.files import Generated, drift, generate_all
 
     root = copy_repo(tmp_path)
     generated = generate_all(root)
@@ -441,38 +446,48 @@ def test_drift_names_a_class_that_stopped_diverging(tmp_path: Path,
 
 
 def synthetic_report(path: Path) -> None:
+    """A complete report (the Markdown tests' passing one) with hand-made class witnesses."""
+    from harness.report.files import read_report, write_report
+    from harness.report.model import ClassEntry, Witness
+
     llama = llama_like_document()
     partial = json.loads(json.dumps(llama))
     del partial["model"]["vocab"]["<0x00>"]
-    classes = [
-        {"id": "template-special-spans", "witness": {
-            "shrunk": True, "classes": ["template-special-spans"], "tier": "spans",
-            "detail": "position 0", "track": "strict", "operation": "encode",
-            "input": "Hello world", "options": {"add_special_tokens": True},
-            "reference": {}, "upstream": {},
-            "case": Case(llama, texts=("é", "Hello world"), id_runs=((1, 2),)).to_json()}},
-        {"id": "strict-byte-alphabet-incomplete", "witness": {
-            "shrunk": False, "classes": ["strict-byte-alphabet-incomplete"], "tier": "load",
-            "detail": "", "track": "strict", "operation": "load", "input": None,
-            "options": {}, "reference": {}, "upstream": {},
-            "case": Case(partial, texts=("Hello",)).to_json()}},
-        {"id": "not-a-registered-class", "witness": {
-            "shrunk": False, "classes": [], "tier": "load", "detail": "", "track": "strict",
-            "operation": "load", "input": None, "options": {}, "reference": {},
-            "upstream": {}, "case": Case(llama).to_json()}},
-        {"id": "strict-duplicate-id", "witness": None},
+
+    def entry(class_id: str, witness: Witness | None) -> ClassEntry:
+        return ClassEntry(id=class_id, kind="contract", title="", decision="", upstream=[],
+                          why="", observed=1 if witness else 0, reproduce="",
+                          witness=witness)
+
+    report = read_report(ROOT / "tests" / "data" / "markdown" / "without-failure.yaml")
+    report.header.command = "python -m harness conformance --profile dev --seed 7"
+    report.classes = [
+        entry("template-special-spans", Witness(
+            shrunk=True, classes=["template-special-spans"], tier="spans",
+            detail="position 0", track="strict", operation="encode", case_size=0,
+            input="Hello world", options={"add_special_tokens": True},
+            reference={}, upstream={},
+            case=Case(llama, texts=("é", "Hello world"), id_runs=((1, 2),)).to_json())),
+        entry("strict-byte-alphabet-incomplete", Witness(
+            shrunk=False, classes=["strict-byte-alphabet-incomplete"], tier="load",
+            detail="", track="strict", operation="load", input=None, case_size=0,
+            options={}, reference={}, upstream={},
+            case=Case(partial, texts=("Hello",)).to_json())),
+        entry("not-a-registered-class", Witness(
+            shrunk=False, classes=[], tier="load", detail="", track="strict", case_size=0,
+            operation="load", input=None, options={}, reference={}, upstream={},
+            case=Case(llama).to_json())),
+        entry("strict-duplicate-id", None),
     ]
-    report = {"verdict": "pass", "header": {"command": "python -m harness conformance "
-                                            "--profile dev --seed 7"}, "classes": classes}
-    path.write_text(canonical_yaml(report), encoding="utf-8")
+    write_report(report, path)
 
 
 @pytest.mark.upstream
 @pinned
 def test_adopted_witnesses_are_minimal_deterministic_and_replay(
         tmp_path: Path, capsys: pytest.CaptureFixture[str], built_fixtures: None) -> None:
-    from harness.conformance import check_pinned_witnesses
-    from harness.oracles import generate_all, regenerate_witnesses
+    from harness.runs.pinned import check_pinned_witnesses
+    from harness.oracles.files import generate_all, regenerate_witnesses
 
     root = copy_repo(tmp_path)
     (root / "oracles/divergences.json").unlink(missing_ok=True)
@@ -524,8 +539,8 @@ def test_a_witness_that_stops_diverging_is_stale_everywhere(
     """A pinned witness whose case no longer shows its class is kept (with the outcomes
     seen now and no class): the replay, every conformance run (check_pinned_witnesses)
     and the drift report name it."""
-    from harness.conformance import check_pinned_witnesses
-    from harness.oracles import Generated, drift, generate_all, regenerate_witnesses
+    from harness.oracles.files import Generated, drift, generate_all, regenerate_witnesses
+    from harness.runs.pinned import Stale, check_pinned_witnesses
 
     root = copy_repo(tmp_path)
     (root / "oracles/divergences.json").unlink(missing_ok=True)
@@ -549,7 +564,7 @@ def test_a_witness_that_stops_diverging_is_stale_everywhere(
         (witness, "not-observed")]
     target.write_text(canonical_json(broken), encoding="utf-8")
     assert check_pinned_witnesses(target) == [
-        {"id": witness, "class": "template-special-spans", "now": "no divergence"}]
+        Stale(id=witness, class_id="template-special-spans", now=())]
     assert json.loads(generate_all(root).files["oracles/divergences.json"]) == stale
 
     # 2. Drift: the committed witness is sound; "a new upstream" agrees with the reference.

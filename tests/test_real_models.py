@@ -15,8 +15,8 @@ from typing import Any
 
 import pytest
 
-from harness import real_models
-from harness.real_models import (
+from harness.fixtures import real_models
+from harness.fixtures.real_models import (
     FIXTURES,
     FixtureError,
     build_fixture,
@@ -24,7 +24,7 @@ from harness.real_models import (
     generate_merges,
     verify_sha256,
 )
-from harness.sentencepiece_model import (
+from harness.fixtures.sentencepiece_model import (
     ModelType,
     PieceType,
     ProtobufError,

@@ -8,6 +8,7 @@ Runs use a tiny profile (no targeted shrinking), so the whole file takes seconds
 from __future__ import annotations
 
 import io
+from collections import Counter
 import json
 import shutil
 import socket
@@ -24,17 +25,22 @@ pytest.importorskip("tokenizers")
 from hypothesis import strategies as st
 from hypothesis.database import DirectoryBasedExampleDatabase, ExampleDatabase
 
-from harness import conformance, parallel
+from harness import job
+from harness.judge import classify as classify_module
+from harness.runs import database as example_db
+from harness.runs import workers as parallel
+from harness.runs.generated import ENGINE, evaluate
+from harness.runs.tally import Tally
 from harness.__main__ import ProgressLine, main
-from harness.canonical import read_yaml
-from harness.case import Case
-from harness.classify import Verdict
-from harness.profiles import PROFILES, Profile
+from harness.core.canonical import read_yaml
+from harness.core.case import Case
+from harness.judge.classify import Verdict
+from harness.core.profiles import PROFILES, Profile
 
 PINNED = Path(__file__).resolve().parent.parent / "oracles" / "divergences.json"
 #: 40 cases, one draw per witness search and no time to shrink: the smallest explored
 #: case is each witness.
-TINY = Profile("tiny", 40, 1, 0.0, 0, "tests: a two-worker run in seconds")
+TINY = Profile("tiny", 40, 1, 1, 0, "tests: a two-worker run in seconds")
 
 
 @pytest.fixture
@@ -56,18 +62,17 @@ def test_budget_split_and_shard_seeds() -> None:
 def test_merge_adds_counts_and_keeps_the_smaller_witness() -> None:
     from harness.strategies import cases
 
-    parts = [conformance.explore(cases(), budget=12, seed_value=s, stats=conformance.Stats())
-             for s in (1, 2)]
-    merged = conformance.Stats()
+    parts = [ENGINE.explore(cases(), budget=12, seed_value=s, tally=Tally()) for s in (1, 2)]
+    merged = Tally()
     for part in parts:
-        parallel.merge_stats(merged, part)
+        merged.merge(part)
     assert merged.examples == 24
     assert merged.comparisons == sum(p.comparisons for p in parts)
     assert merged.by_class == parts[0].by_class + parts[1].by_class
     assert merged.upstream_outcomes == parts[0].upstream_outcomes + parts[1].upstream_outcomes
-    for op in set(parts[0].by_tier) | set(parts[1].by_tier):
-        assert merged.by_tier[op] == (parts[0].by_tier.get(op, conformance.Counter())
-                                      + parts[1].by_tier.get(op, conformance.Counter()))
+    for op in set(parts[0].by_operation) | set(parts[1].by_operation):
+        assert merged.by_operation[op] == (parts[0].by_operation.get(op, Counter())
+                                           + parts[1].by_operation.get(op, Counter()))
     for cls, witness in merged.class_witness.items():
         sizes = [p.class_witness[cls].size for p in parts if cls in p.class_witness]
         assert witness.size == min(sizes)
@@ -100,6 +105,7 @@ def test_two_workers_write_a_report_of_the_same_structure(
                      "--real-examples", "-1", "--workers", str(workers),
                      "--report", str(path)])
         reports[workers] = read_yaml(path)
+        assert next(iter(reports[workers])) == "report_version"  # verdict and summary next
         assert code == (1 if reports[workers]["verdict"] == "fail" else 0)
     captured = capsys.readouterr()
     assert captured.err == ""  # standard error is no terminal here: no progress line
@@ -113,7 +119,7 @@ def test_two_workers_write_a_report_of_the_same_structure(
     observed = {c["id"]: c["observed"] for c in two["classes"]}
     assert observed == two["summary"]["by_class"]
     assert all((c["witness"] is None) == (c["observed"] == 0) for c in two["classes"])
-    for key in ("header", "summary", "real_models", "coverage"):
+    for key in ("header", "summary", "real_models", "coverage", "unified_morph_track"):
         assert _shape(two[key]).keys() == _shape(one[key]).keys(), key
     assert set(two) == set(one)
     # The Markdown rendering reads a merged report like any other.
@@ -124,11 +130,11 @@ def test_two_workers_write_a_report_of_the_same_structure(
 
 def test_progress_reaches_the_caller_from_the_workers(tiny: Profile) -> None:
     seen: list[tuple[int, int]] = []
-    result = conformance.run(profile_name=tiny.name, seed_value=3, examples=40, command="t",
-                             check_pinned=False, real_examples=-1, workers=2,
-                             progress=lambda s: seen.append((s.examples, s.comparisons)))
+    result = job.run(profile_name=tiny.name, seed_value=3, examples=40, command="t",
+                     check_pinned=False, real_examples=-1, workers=2, with_morph_track=False,
+                     progress=lambda s: seen.append((s.examples, s.comparisons)))
     assert seen, "no progress was reported"
-    assert seen[-1] == (40, result.stats.comparisons)
+    assert seen[-1] == (40, result.tally.comparisons)
     assert all(done <= 40 for done, _ in seen)
 
 
@@ -140,7 +146,7 @@ class _Terminal(io.StringIO):
 
 
 def test_progress_line_on_a_terminal_and_silence_elsewhere() -> None:
-    stats = conformance.Stats(examples=40, comparisons=600)
+    stats = Tally(examples=40, comparisons=600)
     stats.failures["sig"] += 2
     terminal = _Terminal()
     line = ProgressLine(40, stream=terminal)
@@ -168,13 +174,13 @@ def _pinned_cases() -> dict[str, Case]:
 
 def _treat_as_failure(monkeypatch: pytest.MonkeyPatch, cls: str) -> None:
     """Make the intended class ``cls`` unexplained, as if its predicate were gone."""
-    real = conformance.classify
+    real = classify_module.classify
 
     def classify(case: Case, divergences: list[Any]) -> list[Verdict]:
         return [Verdict(v.divergence, tuple(c for c in v.classes if c != cls))
                 for v in real(case, divergences)]
 
-    monkeypatch.setattr(conformance, "classify", classify)
+    monkeypatch.setattr(classify_module, "classify", classify)
 
 
 def _scenario(tiny: Profile, databases: Callable[[], ExampleDatabase]) -> None:
@@ -183,48 +189,50 @@ def _scenario(tiny: Profile, databases: Callable[[], ExampleDatabase]) -> None:
     pinned = _pinned_cases()
     cls, failing = "strict-decode-unknown-id", pinned["strict-decode-unknown-id"]
 
-    def run(case: Case, database: ExampleDatabase) -> conformance.RunResult:
-        return conformance.run(profile_name=tiny.name, seed_value=0, examples=1, command="t",
-                               strategy=st.just(case), check_pinned=False,
-                               real_examples=-1, database=database)
+    def run(case: Case, database: ExampleDatabase) -> job.JobResult:
+        return job.run(profile_name=tiny.name, seed_value=0, examples=1, command="t",
+                       strategy=st.just(case), check_pinned=False, real_examples=-1,
+                       database=database, with_morph_track=False)
 
     with pytest.MonkeyPatch.context() as patch:
         _treat_as_failure(patch, cls)
         elsewhere = next(case for _, case in sorted(pinned.items())
-                         if not any(v.is_failure for v in conformance.evaluate(case)[1]))
+                         if not any(v.is_failure for v in evaluate(case)[1].verdicts))
         found = run(failing, databases())  # machine A
-        assert found.stats.failures and found.replayed == 0
+        assert found.tally.failures and found.replayed == 0
         machine_b = databases()
-        assert parallel.stored_cases(machine_b) == [parallel.encode_case(failing)]
+        assert example_db.stored_cases(machine_b) == [example_db.encode_case(failing)]
         replayed = run(elsewhere, machine_b)  # machine B never draws the failing case
         assert replayed.replayed == 1
-        assert replayed.stats.failures == found.stats.failures
+        assert replayed.tally.failures == found.tally.failures
         assert replayed.failed
-        [witness] = replayed.stats.failure_witness.values()
+        [witness] = replayed.tally.failure_witness.values()
         assert witness.case == failing
     # The class is intended again: the stored case stops failing and is dropped.
     fixed = run(elsewhere, databases())
-    assert fixed.replayed == 1 and not fixed.stats.failures
-    assert parallel.stored_cases(databases()) == []
+    assert fixed.replayed == 1 and not fixed.tally.failures
+    assert example_db.stored_cases(databases()) == []
 
 
 def test_directory_database_replays_a_failure_found_by_another_run(
         tiny: Profile, tmp_path: Path) -> None:
-    _scenario(tiny, lambda: parallel.example_database(
+    _scenario(tiny, lambda: example_db.example_database(
         tmp_path / "conformance", environ={}))
 
 
 def test_example_database_choice() -> None:
-    directory = parallel.example_database(Path("db"), environ={})
+    directory = example_db.example_database(Path("db"), environ={})
     assert isinstance(directory, DirectoryBasedExampleDatabase)
-    assert parallel.describe_database(directory) == "directory db"
-    blank = parallel.example_database(Path("db"), environ={"HYPOTHESIS_REDIS_URL": " "})
+    assert example_db.describe_database(directory) == "directory db"
+    blank = example_db.example_database(Path("db"), environ={"HYPOTHESIS_REDIS_URL": " "})
     assert isinstance(blank, DirectoryBasedExampleDatabase)
     pytest.importorskip("redis")
-    redis_db = parallel.example_database(
-        Path("db"), environ={"HYPOTHESIS_REDIS_URL": "redis://user:secret@127.0.0.1:1/0"})
-    assert type(redis_db).__name__ == "RedisExampleDatabase"
-    assert "secret" not in parallel.describe_database(redis_db)
+    for url in ("redis://user:secret@127.0.0.1:1/0", "not a url secret"):
+        with pytest.raises(example_db.DatabaseError) as refused:
+            example_db.example_database(Path("db"), environ={"HYPOTHESIS_REDIS_URL": url})
+        message = str(refused.value)
+        assert message.startswith("$HYPOTHESIS_REDIS_URL names no usable Redis database")
+        assert "secret" not in message and "\n" not in message
 
 
 def _free_port() -> int:
@@ -271,8 +279,8 @@ def test_redis_database_replays_a_failure_found_by_another_run(
     monkeypatch.setenv("HYPOTHESIS_REDIS_URL", redis_url)
 
     def database() -> ExampleDatabase:  # a new client each time: another machine
-        db = parallel.example_database()
-        assert parallel.describe_database(db) == "Redis ($HYPOTHESIS_REDIS_URL)"
+        db = example_db.example_database()
+        assert example_db.describe_database(db) == "Redis ($HYPOTHESIS_REDIS_URL)"
         return db
 
     _scenario(tiny, database)

@@ -287,7 +287,7 @@ def test_upstream_loads_every_document_or_fails_on_a_declared_hazard(case: Case)
 def test_upstream_fails_on_inputs_only_where_a_case_invites_it(case: Case) -> None:
     """Encode refuses only for a dangling unk_token; decode panics only on a Strip hazard."""
     pytest.importorskip("tokenizers")
-    from harness.outcome import Crashed, Refused
+    from harness.core.outcome import Crashed, Refused
     from harness.subjects import upstream
 
     handle = upstream.load(case.document_json())

@@ -13,10 +13,10 @@ from hypothesis import strategies as st
 
 pytest.importorskip("tokenizers")
 
-from harness.unified import conformance as unified_conformance
-from harness.unified import train
-from harness.unified.strategies import mixed_texts, mongolian
-from harness.unified.upstream_json import (
+from harness.runs import morph_track as unified_conformance
+from harness.fixtures import train_morph as train
+from harness.strategies.mongolian import mixed_texts, mongolian
+from harness.fixtures.morph_track import (
     CONFIG,
     MONGOLIAN_RUN,
     MORPH_PRE_TOKENIZER,
@@ -64,18 +64,17 @@ def test_runs_equal_the_harness_statement(text: str) -> None:
 def test_differential_has_no_failure() -> None:
     examples = settings.default.max_examples  # the Hypothesis profile's budget
     result = unified_conformance.run(examples=examples, seed_value=0)
-    report = result.to_json()
-    assert not result.failed, report["failure_signatures"]
-    assert result.error is None
+    tally = result.tally
+    assert not tally.failed, (dict(tally.failures), tally.errors)
     assert result.committed_document_current
     assert result.runs > 0 and result.whole_texts > 0
-    assert result.comparisons == result.agreed + sum(result.by_class.values())
+    agreed = sum(ops["agreed"] for ops in tally.by_operation.values())
+    assert tally.comparisons == agreed + sum(tally.by_class.values())
     # Whole one-run texts differ only by the template specials' spans, which the
     # registry's class explains; per-run comparisons agree exactly.
-    assert set(result.by_class) == {"template-special-spans"}
-    assert result.by_class["template-special-spans"] == result.whole_texts
-    assert report["by_operation"]["decode"]["agreed"] == report["by_operation"]["decode"][
-        "compared"]
+    assert set(tally.by_class) == {"template-special-spans"}
+    assert tally.by_class["template-special-spans"] == result.whole_texts
+    assert tally.by_operation["decode"]["agreed"] == tally.by_operation["decode"]["compared"]
 
 
 def test_fixture_is_reproducible() -> None:
@@ -112,28 +111,36 @@ def test_a_morph_bug_would_be_a_failure(monkeypatch: pytest.MonkeyPatch) -> None
     monkeypatch.setattr(unified_conformance, "CORPUS_WORDS", 60)
     monkeypatch.setattr(unified_conformance, "CORPUS_SENTENCES", 0)
     result = unified_conformance.run(examples=1, seed_value=0)
-    assert result.failed
-    assert any("spans" in sig or "tokens" in sig or "ids" in sig for sig in result.failures)
+    assert result.tally.failed
+    assert any("spans" in sig or "tokens" in sig or "ids" in sig
+               for sig in result.tally.failures)
 
 
-def test_hook_in_the_conformance_report(monkeypatch: pytest.MonkeyPatch) -> None:
-    from harness import conformance, reports
+def test_the_morph_track_in_the_conformance_report(monkeypatch: pytest.MonkeyPatch) -> None:
+    from harness.core.profiles import PROFILES
+    from harness.job import JobResult
+    from harness.report.build import build_report
+    from harness.report.markdown import render
+    from harness.runs.tally import Tally
 
-    result = unified_conformance.run_guarded(examples=1, seed_value=0)
-    run = conformance.RunResult(conformance.PROFILES["dev"], 0, conformance.Stats(), 1.0,
-                                1.0, [], "test", {}, unified=result)
-    report = reports.build_report(run)
-    section = report["unified_morph_track"]
-    assert section["failures"] == 0 and section["comparisons"] > 0
-    assert report["verdict"] == "pass"
+    result = unified_conformance.run(examples=1, seed_value=0)
+    job = JobResult(PROFILES["dev"], 0, Tally(), 1.0, 1.0, [], "test", {},
+                    morph_track=result)
+    report = build_report(job)
+    section = report.unified_morph_track
+    assert section is not None
+    assert section.tally.failures == [] and section.tally.comparisons > 0
+    assert report.verdict == "pass"
 
-    def broken(**_: Any) -> Any:
+    def broken(*_: Any, **__: Any) -> Any:
         raise RuntimeError("fixture missing")
 
-    monkeypatch.setattr(unified_conformance, "run", broken)
-    guarded = conformance._unified_morph_track(1, 0)
-    assert guarded is not None and guarded.failed and "fixture missing" in guarded.error
-    run.unified = guarded
-    assert reports.build_report(run)["verdict"] == "fail"
-    run.unified = None
-    assert "skipped" in reports.build_report(run)["unified_morph_track"]
+    monkeypatch.setattr(unified_conformance, "morph_track_document", broken)
+    guarded = unified_conformance.run(examples=1, seed_value=0)
+    assert guarded.tally.failed and "fixture missing" in guarded.tally.errors[0]
+    job.morph_track = guarded
+    failing = build_report(job)
+    assert failing.verdict == "fail"
+    assert render(failing).startswith("## ❌ Conformance: fail — 1 morph-track failure")
+    job.morph_track = None
+    assert build_report(job).unified_morph_track is None

@@ -27,7 +27,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import implementation as ref
-from harness.unified.strategies import (
+from harness.strategies.mongolian import (
     CONTROLS,
     image_items,
     mixed_texts,

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from builders import probe_document
 
-from harness.outcome import Crashed, Decoded, Encoded, Refused
+from harness.core.outcome import Crashed, Decoded, Encoded, Refused
 
 tokenizers = pytest.importorskip("tokenizers")
 
@@ -41,7 +41,8 @@ def test_merge_result_longer_than_every_entry_is_a_panic_and_the_next_load_works
 
     handle = _load(probe_document(["a", "b", "ab"], [["a", "b"]]))
     assert upstream.encode(handle, "ab") == Encoded(
-        ids=(2,), tokens=("ab",), spans=((0, 2),), special_mask=(0,))
+        ids=(2,), tokens=("ab",), spans=((0, 2),), special_mask=(0,), type_ids=(0,),
+        attention_mask=(1,))
 
 
 def test_prefix_underflow_is_a_panic() -> None:
@@ -97,7 +98,7 @@ def test_a1_misordering_probe_gives_the_documented_stream() -> None:
     # The misordering probe: V=["<unk>","<0x58>"], byte_fallback, no decoder.
     handle = _load(probe_document(["<unk>", "<0x58>"], unk_token="<unk>", byte_fallback=True))
     expected = Encoded(ids=(1, 0), tokens=("<0x58>", "<unk>"), spans=((0, 1), (1, 2)),
-                       special_mask=(0, 0))
+                       special_mask=(0, 0), type_ids=(0, 0), attention_mask=(1, 1))
     assert upstream.encode(handle, "XY") == expected
     assert upstream.encode(handle, "YX") == expected
     assert upstream.decode(handle, [1, 0], skip_special_tokens=True) == Decoded("<0x58> <unk>")
@@ -122,7 +123,8 @@ def test_spans_are_character_offsets_and_specials_are_masked() -> None:
     handle = _load(document)
     assert upstream.encode(handle, "é😀a") == Encoded(
         ids=(1, 4, 5, 3), tokens=("<s>", "é", "😀", "a"),
-        spans=((0, 0), (0, 1), (1, 2), (2, 3)), special_mask=(1, 0, 0, 0))
+        spans=((0, 0), (0, 1), (1, 2), (2, 3)), special_mask=(1, 0, 0, 0),
+        type_ids=(0, 0, 0, 0), attention_mask=(1, 1, 1, 1))
     assert upstream.encode(handle, "é", add_special_tokens=False).ids == (4,)  # type: ignore[union-attr]
     paired = upstream.encode(handle, "a", pair="é")
     assert isinstance(paired, Encoded)

@@ -19,7 +19,7 @@ _PIN = re.compile(r"^tokenizers\s*==\s*([0-9][0-9A-Za-z.+-]*)")
 
 @cache
 def upstream_version() -> str:
-    """The pinned version, e.g. ``"0.23.1"``."""
+    """The pinned version (a string such as 0.23.1)."""
     requirements: list[str] = []
     root = checkout_root()
     if root is not None:

@@ -81,7 +81,6 @@ from ..judge.classify import classify
 from ..judge.compare import compare
 from ..judge.registry import load_registry
 from ..report.files import ReportError, read_report
-from ..runs.generated import evaluate
 from ..subjects.reference import LENIENT, STRICT, ReferenceSubject
 from . import cases as oracle_cases
 from .cases import OracleSpec, RowSpec, TokenizerSpec
@@ -438,6 +437,8 @@ def witness_row(class_id: str, case: Case, selector: Mapping[str, Any],
     the one at ``selector`` when it still shows the class, else the first that does.
     When none does, the row keeps ``selector`` with the outcomes seen now and no class
     (a stale witness: the drift report and every conformance run name it)."""
+    from ..runs.generated import evaluate  # runs upstream: never imported by the replay
+
     observations, judgement = evaluate(case)
     verdicts = judgement.verdicts
     showing = [v for v in verdicts if class_id in v.classes]
@@ -503,6 +504,7 @@ def adopt_witnesses(report_path: Path, root: Path, display_path: str | None = No
     """Pin each class witness of a conformance report (replacing that class's pinned
     row; classes the report has no witness for keep theirs). Returns the new
     divergences.json data and one line per class adopted or skipped."""
+    from ..runs.generated import evaluate  # runs upstream: never imported by the replay
     from ..subjects import upstream
 
     try:

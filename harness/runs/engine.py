@@ -37,23 +37,6 @@ from .tally import Tally, Witness, case_size, failure_signature
 Observer = Callable[[Case], list[Observation]]
 
 
-def _no_local_constants() -> None:
-    """Hypothesis mixes literals of the modules it finds loaded from the working tree into
-    what it draws, so which harness modules are imported (and whether the package is
-    installed or run from a checkout) would change the cases a seed explores. The harness
-    draws from its own strategies only: the pool of local constants is kept empty."""
-    from hypothesis.internal.conjecture import providers
-
-    constants: Any = getattr(providers, "Constants", None)
-    if hasattr(providers, "_get_local_constants") and constants is not None:
-        empty = constants()
-        providers._get_local_constants = lambda: empty
-        cache = getattr(providers, "CONSTANTS_CACHE", None)
-        if cache is not None and hasattr(cache, "cache"):
-            cache.cache.clear()
-
-
-_no_local_constants()
 #: One witness search: ("class", class id) or ("failure", failure signature).
 Target = tuple[str, str]
 

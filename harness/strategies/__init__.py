@@ -22,6 +22,7 @@ Module layout, smallest pieces first:
 """
 
 from harness.core.case import Case
+from harness.strategies._constants import draw_from_strategies_only
 from harness.strategies.alphabet import alphabets, uncovered_characters
 from harness.strategies.cases import (
     cases,
@@ -36,6 +37,8 @@ from harness.strategies.describe import features
 from harness.strategies.profile import DEFAULT_PROFILE, Profile
 from harness.strategies.texts import id_runs_for, inventory, pairs_for, texts_for
 from harness.strategies.vocabulary import bpe_models, byte_alphabets, merge_result
+
+draw_from_strategies_only()
 
 __all__ = [
     "DEFAULT_PROFILE",
