@@ -6,8 +6,19 @@ Every session installs what it needs itself; nothing downloads from a model hub.
 from __future__ import annotations
 
 import os
+import signal
+from types import FrameType
 
 import nox
+
+
+def _stop_on_sigterm(signum: int, frame: FrameType | None) -> None:
+    """SIGTERM stops nox as Ctrl-C does: nox then stops the command it runs (SIGTERM after
+    a grace period) instead of leaving it running. The harness also watches its parent."""
+    raise KeyboardInterrupt
+
+
+signal.signal(signal.SIGTERM, _stop_on_sigterm)
 
 nox.options.sessions = ["tests", "lint"]
 nox.options.reuse_existing_virtualenvs = True

@@ -8,9 +8,12 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import shlex
+import signal
 import sys
 import time
+from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 from typing import Any, NoReturn, TextIO
 
@@ -107,26 +110,43 @@ def _parser() -> _Parser:
     return parser
 
 
+#: Set by nox in the commands it runs: then the harness stops when nox goes away.
+NOX_VARIABLE = "NOX_CURRENT_SESSION"
+
+
 def main(argv: list[str] | None = None) -> int:
     arguments = sys.argv[1:] if argv is None else list(argv)
     interrupts.install()
+    if argv is None and os.environ.get(NOX_VARIABLE):
+        interrupts.watch_parent()
     try:
         return _dispatch(arguments)
     except UsageError as exc:
         print(str(exc).splitlines()[0], file=sys.stderr)
         return 2
     except (interrupts.Interrupted, KeyboardInterrupt) as exc:
-        signum = exc.signum if isinstance(exc, interrupts.Interrupted) else 2
+        signum = exc.signum if isinstance(exc, interrupts.Interrupted) else signal.SIGINT
         what = arguments[0] if arguments else "the command"
-        print(f"python -m harness {what}: interrupted ({_signal_name(signum)}); nothing "
-              "was written", file=sys.stderr)
+        print(f"python -m harness {what}: interrupted by {signal.Signals(signum).name} "
+              f"({interrupts.phase()}); {_unwritten(arguments)}", file=sys.stderr)
         return interrupts.Interrupted(signum).exit_status
+    except BrokenProcessPool:
+        print(f"python -m harness {arguments[0]}: a worker process died (killed from "
+              f"outside?) ({interrupts.phase()}); {_unwritten(arguments)}", file=sys.stderr)
+        return 1
 
 
-def _signal_name(signum: int) -> str:
-    import signal
-
-    return signal.Signals(signum).name
+def _unwritten(arguments: list[str]) -> str:
+    """What the interrupted command did not write."""
+    if arguments[:1] == ["conformance"]:
+        report = DEFAULT_REPORT
+        for i, arg in enumerate(arguments):
+            if arg == "--report" and i + 1 < len(arguments):
+                report = Path(arguments[i + 1])
+            elif arg.startswith("--report="):
+                report = Path(arg.split("=", 1)[1])
+        return f"{report.as_posix()} was not written"
+    return "nothing was written"
 
 
 def _dispatch(arguments: list[str]) -> int:

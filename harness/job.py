@@ -24,6 +24,7 @@ from typing import Any
 import hypothesis
 from hypothesis.database import ExampleDatabase
 
+from .core import interrupts
 from .core.profiles import PROFILES, Profile
 from .fixtures.real_models import FIXTURES
 from .runs import database as example_db
@@ -90,10 +91,17 @@ def run(*, profile_name: str, seed_value: int, examples: int | None, command: st
     real_budget = profile.real_examples if real_examples is None else real_examples
     tally = Tally()
     started = time.perf_counter()
-    say = phase if phase is not None else (lambda _text: None)
+
+    def say(text: str) -> None:
+        interrupts.set_phase(text)
+        if phase is not None:
+            phase(text)
+
     with Workers(workers, profile, seed_value, strategy) as pool:
+        say("replaying the example database")
         replayed = (example_db.replay_failures(database, ENGINE, tally)
                     if database is not None else 0)
+        interrupts.set_phase(f"exploring {budget} generated cases")
         pool.explore(tally, budget, progress)
         explored = time.perf_counter() - started
         if shrink:

@@ -62,6 +62,12 @@ class EncodedSequence:
         (``metadata["word"]``); None for added and synthetic tokens."""
         return [t.metadata.get("word") for t in self.tokens]
 
+    @property
+    def sequence_ids(self) -> list[int | None]:
+        """For each token, the input it came from (0, or 1 for a pair's second text;
+        ``metadata["sequence"]``); None for template specials."""
+        return [t.metadata.get("sequence") for t in self.tokens]
+
     def __len__(self) -> int:
         return len(self.tokens)
 

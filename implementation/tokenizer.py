@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from .added_vocabulary import AddedVocabulary
@@ -59,11 +59,11 @@ class Tokenizer:
         """Encode ``text`` (and optionally a ``pair`` second sequence, whose spans are
         offsets into ``pair``). Raises ``EncodeError`` where the tokenizer cannot encode."""
         _check_unicode(text, "text")
-        first = self._encode_sequence(text)
+        first = self._encode_sequence(text, 0)
         second = None
         if pair is not None:
             _check_unicode(pair, "pair")
-            second = self._encode_sequence(pair)
+            second = self._encode_sequence(pair, 1)
         if self.post_processor is not None:
             tokens, type_ids = self.post_processor.apply(first, second, add_special_tokens)
         else:
@@ -114,16 +114,18 @@ class Tokenizer:
         return self.model.vocab_size() + extra
 
     # -- the pipeline -------------------------------------------------------------------
-    def _encode_sequence(self, text: str) -> list[EncodedToken]:
+    def _encode_sequence(self, text: str, sequence: int) -> list[EncodedToken]:
+        """The tokens of one input (``sequence`` 0, or 1 for a pair's second text): each
+        carries ``metadata["sequence"]``, and a model token its ``metadata["word"]``."""
         out: list[EncodedToken] = []
         word_index = 0
         for piece in self._pre_tokenized(text):
             if piece.token is not None:
-                out.append(piece.token)
+                out.append(replace(piece.token, metadata={"sequence": sequence}))
                 continue
             assert piece.text is not None
             word = piece.text
-            metadata = {"word": word_index}
+            metadata = {"word": word_index, "sequence": sequence}
             word_index += 1
             for t in self.model.tokenize(word.text):
                 start, end = word.original_span(t.start, t.end)

@@ -32,7 +32,7 @@ SECTIONS = ("encode", "growth", "harness", "decode", "memory")
 STAGES = {"generation", "upstream", "reference", "reference_for_classification",
           "execute_glue", "compare", "classify", "record", "engine_and_rest"}
 SUMMARY_KEYS = {"min", "median", "max", "repeats"}
-#: The tiny scale (harness/bench.py SCALES["tiny"]).
+#: The tiny scale (harness/bench/bench.py SCALES["tiny"]).
 TINY_REPEATS = 2
 TINY_GROWTH_SIZES = ("64", "128", "256", "512")
 TINY_HARNESS_EXAMPLES = 6

@@ -5,7 +5,7 @@ The replay runs in a child interpreter where ``sys.modules["tokenizers"] = None`
 import of tokenizers there fails: the reference side provably never needs it (the
 upstream outcomes come from the files). A difference between the reference and a pinned
 upstream outcome passes only when a divergence class named in the row's ``flags``
-explains it (``harness/divergences.yaml``), and every class a row names must still show.
+explains it (``harness/judge/divergences.yaml``), and every class a row names must still show.
 Each row is its own test, named by file and case id.
 
 Built fixtures (the real Mistral v0.1 tokenizer.json of ``mistral_v0_1.json``) are built

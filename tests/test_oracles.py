@@ -99,7 +99,7 @@ def test_oracle_header_stamps_the_environment(path: Path) -> None:
     built = {e["built_fixture"]: e["sha256"] for e in data["tokenizers"].values()
              if "built_fixture" in e}
     assert header.get("built_fixtures", {}) == built
-    for name, sha in built.items():  # the hash harness/real_models.py verifies builds by
+    for name, sha in built.items():  # the hash harness/fixtures/real_models.py verifies builds by
         assert real_models.SPECS[name].output_sha256 == sha, name
 
 

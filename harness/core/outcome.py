@@ -42,6 +42,9 @@ class Encoded:
     #: The pre-tokenized word of each token (reference only; upstream leaves it empty).
     #: Not compared: classifiers use it to reason about words.
     word_ids: tuple[int | None, ...] = field(default=(), compare=False)
+    #: The input each token came from (0, or 1 for a pair's second text; None for a
+    #: template special). Not compared: predicates use it to find a token's source text.
+    sequence_ids: tuple[int | None, ...] = field(default=(), compare=False)
     #: Segment ids and attention mask; empty when the subject does not expose them (then
     #: those tiers are skipped and counted, not compared).
     type_ids: tuple[int, ...] = ()

@@ -21,8 +21,8 @@ DataKind = Literal["decisions", "oracles", "corpus", "unified"]
 _LOCATIONS: Final[dict[str, tuple[str, str]]] = {
     "decisions": ("docs/decisions", "harness.data_decisions"),
     "oracles": ("oracles", "harness.data_oracles"),
-    "corpus": ("fixtures/corpus", "harness.data_corpus"),
-    "unified": ("fixtures/unified", "harness.data_unified"),
+    "corpus": ("fixtures/corpus", "harness.data_fixtures.corpus"),
+    "unified": ("fixtures/unified", "harness.data_fixtures.unified"),
 }
 
 
@@ -40,7 +40,10 @@ def data_dir(kind: DataKind) -> Path:
     root = checkout_root()
     if root is not None and (root / folder).is_dir():
         return root / folder
-    return Path(str(importlib.resources.files(package)))
+    # The data packages are folders without __init__.py inside the installed harness
+    # package; found through it (a namespace package's files() is no plain path).
+    installed = Path(str(importlib.resources.files("harness")))
+    return installed.joinpath(*package.split(".")[1:])
 
 
 def data_file(kind: DataKind, name: str) -> Path:

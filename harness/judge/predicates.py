@@ -315,23 +315,39 @@ def decorated_byte_fallback_spans(ctx: Context, div: Divergence) -> frozenset[in
     if pair is None or div.tier != "spans" or not ctx.byte_fallback or not decorated:
         return NONE
     ref, up = pair
-    text = div.observation.input if isinstance(div.observation.input, str) else ""
-    words = _words_with_decorated_bytes(ref, text)
+    words = _words_with_decorated_bytes(ref, div.observation)
     return frozenset(i for i in _differing_spans(ref, up)
-                     if ref.word_ids[i] is not None and ref.word_ids[i] in words)
+                     if ref.word_ids[i] is not None and _word_key(ref, i) in words)
 
 
-def _words_with_decorated_bytes(ref: Encoded, text: str) -> set[int]:
+def _source_text(ref: Encoded, obs: Observation, position: int) -> str:
+    """The input token ``position`` came from: the text, or the pair's second text."""
+    second = obs.option("pair")
+    sequence = ref.sequence_ids[position] if position < len(ref.sequence_ids) else 0
+    if sequence == 1 and isinstance(second, str):
+        return second
+    return obs.input if isinstance(obs.input, str) else ""
+
+
+def _word_key(ref: Encoded, position: int) -> tuple[int | None, int | None]:
+    """A word of one input: (its sequence, its index there)."""
+    sequence = ref.sequence_ids[position] if position < len(ref.sequence_ids) else 0
+    return (sequence, ref.word_ids[position])
+
+
+def _words_with_decorated_bytes(ref: Encoded, obs: Observation
+                                ) -> set[tuple[int | None, int | None]]:
     """Words in which some character was expanded into more byte pieces than its own
     UTF-8 length: the extra pieces are the decoration's bytes."""
-    counts: dict[tuple[int | None, tuple[int, int]], int] = {}
-    for token, span, word in zip(ref.tokens, ref.spans, ref.word_ids, strict=False):
+    counts: dict[tuple[tuple[int | None, int | None], tuple[int, int], str], int] = {}
+    for i, (token, span) in enumerate(zip(ref.tokens, ref.spans, strict=False)):
         pieces = len(_BYTE_PIECE.findall(token))
-        if pieces and _BYTE_PIECE.sub("", token) == "":
-            counts[(word, span)] = counts.get((word, span), 0) + pieces
+        if pieces and _BYTE_PIECE.sub("", token) == "" and ref.word_ids[i] is not None:
+            key = (_word_key(ref, i), span, _source_text(ref, obs, i))
+            counts[key] = counts.get(key, 0) + pieces
     return {
-        word for (word, (start, end)), n in counts.items()
-        if word is not None and n > len(text[start:end].encode("utf-8", "surrogatepass"))
+        word for (word, (start, end), text), n in counts.items()
+        if n > len(text[start:end].encode("utf-8", "surrogatepass"))
     }
 
 
@@ -381,9 +397,8 @@ def unk_byte_fallback_ordering(ctx: Context, div: Divergence) -> frozenset[int]:
     if pair is None or unk is None or not ctx.byte_fallback or div.observation.track != "lenient":
         return NONE
     ref, up = pair
-    text = div.observation.input if isinstance(div.observation.input, str) else ""
     fuse = ctx.model.get("fuse_unk") is True
-    replayed = _misorder(ref, text, unk, fuse)
+    replayed = _misorder(ref, div.observation, unk, fuse)
     if replayed is None:
         return NONE
     ids, tokens = replayed
@@ -392,7 +407,7 @@ def unk_byte_fallback_ordering(ctx: Context, div: Divergence) -> frozenset[int]:
     return ALL
 
 
-def _misorder(ref: Encoded, text: str, unk: str, fuse: bool
+def _misorder(ref: Encoded, obs: Observation, unk: str, fuse: bool
               ) -> tuple[list[int], list[str]] | None:
     """Upstream's symbol order rebuilt from the correct stream: within a word, a pending
     unk is flushed only by an in-vocabulary token or the word's end; byte-resolved pieces
@@ -410,8 +425,9 @@ def _misorder(ref: Encoded, text: str, unk: str, fuse: bool
             out_tokens.append(ptok)
         pending.clear()
 
-    for tid, token, span, word in zip(ref.ids, ref.tokens, ref.spans, ref.word_ids,
-                                      strict=False):
+    for i, (tid, token, span) in enumerate(zip(ref.ids, ref.tokens, ref.spans, strict=False)):
+        word = _word_key(ref, i) if ref.word_ids[i] is not None else None
+        text = _source_text(ref, obs, i)
         if word != current_word:
             flush()
             current_word = word

@@ -7,6 +7,7 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..core import interrupts
 from ..core.case import Case
 from ..core.resources import data_file
 from .generated import evaluate
@@ -28,6 +29,7 @@ def check_pinned_witnesses(path: Path | None = None) -> list[Stale]:
     data = json.loads(path.read_text(encoding="utf-8"))
     stale: list[Stale] = []
     for row in data.get("cases", []):
+        interrupts.check()
         _, judgement = evaluate(Case.from_json(row["case"]))
         classes = {c for v in judgement.verdicts for c in v.classes}
         if row["class"] not in classes:

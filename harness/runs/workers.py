@@ -23,7 +23,6 @@ import time
 from collections import Counter
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
-from itertools import repeat
 from multiprocessing import get_context
 from types import TracebackType
 from typing import Any
@@ -199,9 +198,9 @@ class Workers:
             return real_models.run(examples=examples, seed_value=self.seed, fixtures=fixtures)
         for name in fixtures:  # built (or found cached) here, once, before any worker
             build_fixture(name)
-        chunks = list(self._pool.map(_real_fixture, fixtures, repeat(examples),
-                                     repeat(self.seed)))
-        return [fixture for chunk in chunks for fixture in chunk]
+        futures = [self._pool.submit(_real_fixture, name, examples, self.seed)
+                   for name in fixtures]
+        return [fixture for future in futures for fixture in _result(future)]
 
     @contextlib.contextmanager
     def _relay(self, base: Tally, progress: Callable[[Tally], None] | None) -> Iterator[None]:

@@ -38,6 +38,7 @@ def encoded(seq: ref.EncodedSequence) -> Encoded:
         spans=tuple(seq.spans),
         special_mask=tuple(seq.special_tokens_mask),
         word_ids=tuple(seq.word_ids),
+        sequence_ids=tuple(seq.sequence_ids),
         type_ids=tuple(seq.type_ids),
         attention_mask=tuple(seq.attention_mask),
     )
