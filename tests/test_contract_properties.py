@@ -313,11 +313,13 @@ def corrupt_a_merge(draw: st.DrawFn, document: dict[str, Any]) -> str:
     vocab = model.get("vocab")
     pieces = list(vocab) if isinstance(vocab, dict) and vocab else ["a"]
     a, b = draw(st.sampled_from(pieces)), draw(st.sampled_from(pieces))
-    bad = draw(st.sampled_from([
+    choices: list[Any] = [
         [], [a], [a, b, a], f"{a}  {b}", "", 7, None, [a, 7], [a, b + "\u2603"], [b, a],
         "#version: 0.2", f"{a} {b}", f"# {a}", [a, ""], ["", b], {"a": b},
-    ]))
-    if merges and draw(st.booleans()):
+    ]
+    bad: Any = draw(st.sampled_from(choices))
+    replace_one: bool = draw(st.booleans())
+    if merges and replace_one:
         index = draw(st.integers(0, len(merges) - 1))
         merges[index] = bad
     else:

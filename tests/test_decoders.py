@@ -19,7 +19,6 @@ from implementation.decoders import (
     Decoder,
     Fuse,
     Metaspace,
-    PrependScheme,
     Replace,
     Sequence,
     Strip,
@@ -32,6 +31,7 @@ from implementation.decoders import (
 from implementation.errors import LoadError
 from implementation.jsonfields import Node
 from implementation.patterns import translate_oniguruma
+from implementation.pre_tokenizers import PrependScheme
 
 FFFD = "\ufffd"
 

@@ -3,9 +3,9 @@ against committed expected files.
 
 The two reports in ``tests/data/markdown/`` are small, hand-made YAML files of the report
 model (one with a generated failure, a real-model failure and a stale pinned witness; one
-that passes); the ``.md`` files next to them were rendered once and reviewed. After a deliberate change to
-the renderer, ``UPDATE_MARKDOWN_EXPECTED=1 pytest tests/test_markdown.py`` rewrites them:
-review the diff before committing it.
+that passes); the ``.md`` files next to them were rendered once and reviewed. After a
+deliberate change to the renderer, ``UPDATE_MARKDOWN_EXPECTED=1 pytest
+tests/test_markdown.py`` rewrites them: review the diff before committing it.
 """
 
 from __future__ import annotations

@@ -14,13 +14,14 @@ escaped text". The last two columns of each row are what UPSTREAM's decode gives
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, cast
 
 import pytest
 from builders import METASPACE, metaspace, metaspace_document
 
 import implementation as ref
 from implementation.decoders import metaspace_decode_upstream
+from implementation.pre_tokenizers import PrependScheme
 
 Tok = tuple[str, int, int, int]  # token, id, start, end
 # (text, tokens, upstream decode skip=True, upstream decode skip=False)
@@ -413,7 +414,8 @@ def test_upstream_decode_helper_matches_the_observations(case: MetaCase) -> None
     """``metaspace_decode_upstream`` (for the harness) reproduces upstream's decode column."""
     for skip, upstream in ((True, case.upstream_skip), (False, case.upstream_keep)):
         tokens = kept(case.expected, skip)
-        assert "".join(metaspace_decode_upstream(tokens, METASPACE, case.scheme)) == upstream
+        scheme = cast(PrependScheme, case.scheme)
+        assert "".join(metaspace_decode_upstream(tokens, METASPACE, scheme)) == upstream
 
 
 def test_decode_examples_spelled_out() -> None:

@@ -21,11 +21,11 @@ import jsonschema
 import pytest
 from builders import llama_like_document, metaspace_document
 
-from harness.fixtures import real_models
-from harness.oracles import cases as oracle_cases
-from harness.core.canonical import canonical_json, canonical_yaml
+from harness.core.canonical import canonical_json
 from harness.core.case import Case
+from harness.fixtures import real_models
 from harness.judge.registry import load_registry
+from harness.oracles import cases as oracle_cases
 from harness.oracles.files import (
     PINNED_VERSION,
     build_fixtures,
@@ -486,8 +486,8 @@ def synthetic_report(path: Path) -> None:
 @pinned
 def test_adopted_witnesses_are_minimal_deterministic_and_replay(
         tmp_path: Path, capsys: pytest.CaptureFixture[str], built_fixtures: None) -> None:
-    from harness.runs.pinned import check_pinned_witnesses
     from harness.oracles.files import generate_all, regenerate_witnesses
+    from harness.runs.pinned import check_pinned_witnesses
 
     root = copy_repo(tmp_path)
     (root / "oracles/divergences.json").unlink(missing_ok=True)

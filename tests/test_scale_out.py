@@ -8,12 +8,12 @@ Runs use a tiny profile (no targeted shrinking), so the whole file takes seconds
 from __future__ import annotations
 
 import io
-from collections import Counter
 import json
 import shutil
 import socket
 import subprocess
 import time
+from collections import Counter
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -26,16 +26,16 @@ from hypothesis import strategies as st
 from hypothesis.database import DirectoryBasedExampleDatabase, ExampleDatabase
 
 from harness import job
+from harness.__main__ import ProgressLine, main
+from harness.core.canonical import read_yaml
+from harness.core.case import Case
+from harness.core.profiles import PROFILES, Profile
 from harness.judge import classify as classify_module
+from harness.judge.classify import Verdict
 from harness.runs import database as example_db
 from harness.runs import workers as parallel
 from harness.runs.generated import ENGINE, evaluate
 from harness.runs.tally import Tally
-from harness.__main__ import ProgressLine, main
-from harness.core.canonical import read_yaml
-from harness.core.case import Case
-from harness.judge.classify import Verdict
-from harness.core.profiles import PROFILES, Profile
 
 PINNED = Path(__file__).resolve().parent.parent / "oracles" / "divergences.json"
 #: 40 cases, one draw per witness search and no time to shrink: the smallest explored

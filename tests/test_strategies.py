@@ -302,10 +302,10 @@ def test_upstream_fails_on_inputs_only_where_a_case_invites_it(case: Case) -> No
         assert not isinstance(outcome, Crashed), outcome
     for run in case.id_runs:
         for skip in (True, False):
-            outcome = upstream.decode(handle, run, skip_special_tokens=skip)
-            assert not isinstance(outcome, Refused), outcome
-            if isinstance(outcome, Crashed):
-                assert "decoder:strip-hazard" in labels and outcome.kind == "panic", outcome
+            decoded = upstream.decode(handle, run, skip_special_tokens=skip)
+            assert not isinstance(decoded, Refused), decoded
+            if isinstance(decoded, Crashed):
+                assert "decoder:strip-hazard" in labels and decoded.kind == "panic", decoded
 
 
 @pytest.mark.upstream

@@ -13,9 +13,7 @@ from hypothesis import strategies as st
 
 pytest.importorskip("tokenizers")
 
-from harness.runs import morph_track as unified_conformance
 from harness.fixtures import train_morph as train
-from harness.strategies.mongolian import mixed_texts, mongolian
 from harness.fixtures.morph_track import (
     CONFIG,
     MONGOLIAN_RUN,
@@ -25,6 +23,8 @@ from harness.fixtures.morph_track import (
     morph_model_json,
     morph_track_document,
 )
+from harness.runs import morph_track as unified_conformance
+from harness.strategies.mongolian import mixed_texts, mongolian
 from implementation.unified import (
     load_dual_track,
     mongolian_runs,
@@ -62,7 +62,7 @@ def test_runs_equal_the_harness_statement(text: str) -> None:
 
 
 def test_differential_has_no_failure() -> None:
-    examples = settings.default.max_examples  # the Hypothesis profile's budget
+    examples = settings().max_examples  # the Hypothesis profile's budget
     result = unified_conformance.run(examples=examples, seed_value=0)
     tally = result.tally
     assert not tally.failed, (dict(tally.failures), tally.errors)

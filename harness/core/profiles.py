@@ -23,6 +23,7 @@ class Profile:
 PROFILES: dict[str, Profile] = {
     p.name: p
     for p in (
+        Profile("smoke", 20, 5, 20, 5, "seconds: the command line's own tests"),
         Profile("dev", 300, 150, 400, 500, "a quick look while developing"),
         Profile("ci", 3000, 300, 800, 20000,
                 "the default: what `nox -s conformance` runs in CI"),

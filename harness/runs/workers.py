@@ -63,13 +63,23 @@ def _watch_parent(parent: int) -> None:
             os._exit(143)
 
 
+#: Blocked in the parent while it starts workers (a started process inherits the mask),
+#: so a Ctrl-C during a worker's start-up never reaches it before it ignores SIGINT.
+_STOP_SIGNALS = {signal.SIGINT, signal.SIGTERM}
+
+
 def _init_worker(progress_queue: Any, parent: int) -> None:
     global _progress_queue  # noqa: PLW0603 - the one per-process handle, set at start
     _progress_queue = progress_queue
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, _STOP_SIGNALS)
     threading.Thread(target=_watch_parent, args=(parent,), name="parent-watch",
                      daemon=True).start()
+
+
+def _ready() -> int:
+    return os.getpid()
 
 
 class _ShardReporter:
@@ -140,6 +150,15 @@ class Workers:
             self._pool = ProcessPoolExecutor(max_workers=self.count, mp_context=context,
                                              initializer=_init_worker,
                                              initargs=(self._queue, os.getpid()))
+            # Start every worker now, with the stop signals blocked (they are delivered
+            # here as soon as the mask is restored), so none starts later unprotected.
+            previous = signal.pthread_sigmask(signal.SIG_BLOCK, _STOP_SIGNALS)
+            try:
+                started = [self._pool.submit(_ready) for _ in range(self.count)]
+            finally:
+                signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+            for future in started:
+                _result(future)
         return self
 
     def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
