@@ -315,7 +315,11 @@ def decorated_byte_fallback_spans(ctx: Context, div: Divergence) -> frozenset[in
     if pair is None or div.tier != "spans" or not ctx.byte_fallback or not decorated:
         return NONE
     ref, up = pair
-    words = _words_with_decorated_bytes(ref, div.observation)
+    prefix, suffix = ctx.model.get("continuing_subword_prefix"), ctx.model.get(
+        "end_of_word_suffix")
+    words = _words_with_decorated_bytes(ref, div.observation,
+                                        prefix if isinstance(prefix, str) else "",
+                                        suffix if isinstance(suffix, str) else "")
     return frozenset(i for i in _differing_spans(ref, up)
                      if ref.word_ids[i] is not None and _word_key(ref, i) in words)
 
@@ -335,20 +339,52 @@ def _word_key(ref: Encoded, position: int) -> tuple[int | None, int | None]:
     return (sequence, ref.word_ids[position])
 
 
-def _words_with_decorated_bytes(ref: Encoded, obs: Observation
+def _words_with_decorated_bytes(ref: Encoded, obs: Observation, prefix: str, suffix: str
                                 ) -> set[tuple[int | None, int | None]]:
-    """Words in which some character was expanded into more byte pieces than its own
-    UTF-8 length: the extra pieces are the decoration's bytes."""
-    counts: dict[tuple[tuple[int | None, int | None], tuple[int, int], str], int] = {}
+    """Words holding a decorated symbol expanded to byte pieces: a run of byte pieces of
+    one word sharing one span whose bytes spell one character with the model's
+    continuing-subword prefix before it and/or its end-of-word suffix after it."""
+    runs: dict[tuple[tuple[int | None, int | None], tuple[int, int]], bytearray] = {}
     for i, (token, span) in enumerate(zip(ref.tokens, ref.spans, strict=False)):
-        pieces = len(_BYTE_PIECE.findall(token))
-        if pieces and _BYTE_PIECE.sub("", token) == "" and ref.word_ids[i] is not None:
-            key = (_word_key(ref, i), span, _source_text(ref, obs, i))
-            counts[key] = counts.get(key, 0) + pieces
-    return {
-        word for (word, (start, end), text), n in counts.items()
-        if n > len(text[start:end].encode("utf-8", "surrogatepass"))
-    }
+        value = _token_bytes(token, len(prefix))
+        if value is not None and ref.word_ids[i] is not None:
+            runs.setdefault((_word_key(ref, i), span), bytearray()).extend(value)
+    return {word for (word, _), run in runs.items() if _decorated(bytes(run), prefix, suffix)}
+
+
+def _token_bytes(token: str, prefix_length: int) -> bytes | None:
+    """The bytes a token of byte pieces stands for: ``<0xC3>``, or byte pieces merged,
+    each right part cut by the prefix's length as upstream merges (``<0xC3>xA9>`` under
+    a two-character prefix). None for any other token."""
+    first = _BYTE_PIECE.match(token)
+    if first is None or prefix_length > 3:
+        return None
+    rest = "<0x"[prefix_length:] if prefix_length else "<0x"
+    values = [int(token[3:5], 16)]
+    position = first.end()
+    while position < len(token):
+        if not token.startswith(rest, position):
+            return None
+        digits = token[position + len(rest):position + len(rest) + 3]
+        if len(digits) != 3 or digits[2] != ">" or not all(
+                c in "0123456789ABCDEFabcdef" for c in digits[:2]):
+            return None
+        values.append(int(digits[:2], 16))
+        position += len(rest) + 3
+    return bytes(values)
+
+
+def _decorated(run: bytes, prefix: str, suffix: str) -> bool:
+    try:
+        symbol = run.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    bare = symbol
+    if prefix and bare.startswith(prefix):
+        bare = bare[len(prefix):]
+    if suffix and bare.endswith(suffix):
+        bare = bare[:-len(suffix)]
+    return bare != symbol and len(bare) == 1
 
 
 def dropped_character_offsets(ctx: Context, div: Divergence) -> frozenset[int]:
