@@ -135,6 +135,12 @@ def main(argv: list[str] | None = None) -> int:
         return _interrupted(arguments, interrupts.received() or signal.SIGINT)
     except KeyboardInterrupt:
         return _interrupted(arguments, interrupts.received() or signal.SIGINT)
+    except BrokenPipeError:
+        # The reader went away (``| head``): stop quietly, as a filter does.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+        return 1
     except BaseException:
         # A signal raised inside a library can come out as that library's own error
         # (Hypothesis reports a draw cut short as flaky data generation): once a signal
