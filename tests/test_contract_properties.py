@@ -21,6 +21,7 @@ import copy
 import json
 import re
 from collections.abc import Iterator
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -147,8 +148,11 @@ def test_pair_encoding_is_the_template_over_each_sequence(case: Any) -> None:
         assert list(seq.special_tokens_mask) == [
             1 if t.track == "special" else 0 for t in seq.tokens]
         laid_out = [t for t in seq.tokens if t.track != "special"]
-        expected = [t for key in pair_order(case.document) for t in alone[key].tokens]
+        expected = [replace(t, metadata={**t.metadata, "sequence": 0 if key == "A" else 1})
+                    for key in pair_order(case.document) for t in alone[key].tokens]
         assert laid_out == expected
+        assert [t.metadata.get("sequence") for t in seq.tokens if t.track == "special"] == [
+            None] * sum(seq.special_tokens_mask)
 
 
 # ---------------------------------------------------------------------------

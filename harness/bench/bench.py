@@ -59,6 +59,9 @@ from pathlib import Path
 from typing import Any
 
 from ..core.resources import checkout_root
+from ..documents import METASPACE, bpe_model, byte_alphabet, document, llama_pipeline
+
+LLAMA_SPECIALS = ("<unk>", "<s>", "</s>")
 
 #: git commands and the memory child run here: the checkout, else the working directory.
 REPO_ROOT = checkout_root() or Path(".")
@@ -297,49 +300,6 @@ def _vocab_and_merges(base: Sequence[str], merges: Sequence[tuple[str, str]]
     return vocab, [[left, right] for left, right in merges]
 
 
-def _bpe_model(vocab: dict[str, int], merges: list[list[str]], *, byte_fallback: bool,
-               unk_token: str | None) -> dict[str, Any]:
-    return {"type": "BPE", "dropout": None, "unk_token": unk_token,
-            "continuing_subword_prefix": None, "end_of_word_suffix": None,
-            "fuse_unk": byte_fallback, "byte_fallback": byte_fallback,
-            "ignore_merges": False, "vocab": vocab, "merges": merges}
-
-
-METASPACE = "\u2581"
-_LLAMA_SPECIALS = ("<unk>", "<s>", "</s>")
-
-
-def llama_document(model: dict[str, Any]) -> dict[str, Any]:
-    """A tokenizer.json with Mistral v0.1's pipeline (Prepend/Replace normalizer, no
-    pre-tokenizer, ``<s> $A`` template, Llama's decoder chain) around ``model``."""
-    vocab = model["vocab"]
-    return {
-        "version": "1.0", "truncation": None, "padding": None,
-        "added_tokens": [{"id": vocab[t], "content": t, "single_word": False, "lstrip": False,
-                          "rstrip": False, "normalized": False, "special": True}
-                         for t in _LLAMA_SPECIALS],
-        "normalizer": {"type": "Sequence", "normalizers": [
-            {"type": "Prepend", "prepend": METASPACE},
-            {"type": "Replace", "pattern": {"String": " "}, "content": METASPACE}]},
-        "pre_tokenizer": None,
-        "post_processor": {
-            "type": "TemplateProcessing",
-            "single": [{"SpecialToken": {"id": "<s>", "type_id": 0}},
-                       {"Sequence": {"id": "A", "type_id": 0}}],
-            "pair": [{"SpecialToken": {"id": "<s>", "type_id": 0}},
-                     {"Sequence": {"id": "A", "type_id": 0}},
-                     {"SpecialToken": {"id": "<s>", "type_id": 1}},
-                     {"Sequence": {"id": "B", "type_id": 1}}],
-            "special_tokens": {"<s>": {"id": "<s>", "ids": [vocab["<s>"]],
-                                       "tokens": ["<s>"]}}},
-        "decoder": {"type": "Sequence", "decoders": [
-            {"type": "Replace", "pattern": {"String": METASPACE}, "content": " "},
-            {"type": "ByteFallback"}, {"type": "Fuse"},
-            {"type": "Strip", "content": " ", "start": 1, "stop": 0}]},
-        "model": model,
-    }
-
-
 def small_vocabulary(corpus: Sequence[str], merges: int) -> dict[str, Any]:
     """A Llama-shaped tokenizer.json with a small vocabulary trained on ``corpus``: the
     specials, the 256 byte pieces, every character seen at least 3 times, ``merges``
@@ -357,10 +317,10 @@ def small_vocabulary(corpus: Sequence[str], merges: int) -> dict[str, Any]:
     kept = set(alphabet)
     # Words over the kept alphabet only, so every merge result is buildable.
     trainable = Counter({w: n for w, n in words.items() if kept.issuperset(w)})
-    base = [*_LLAMA_SPECIALS, *(f"<0x{b:02X}>" for b in range(256)), *alphabet]
+    base = [*LLAMA_SPECIALS, *byte_alphabet(), *alphabet]
     vocab, merge_list = _vocab_and_merges(base, train_merges(trainable, merges))
-    return llama_document(_bpe_model(vocab, merge_list, byte_fallback=True,
-                                     unk_token="<unk>"))
+    return llama_pipeline(bpe_model(vocab, merge_list, byte_fallback=True, fuse_unk=True,
+                                    unk_token="<unk>"))
 
 
 GROWTH_ALPHABET = "abcd"
@@ -390,10 +350,7 @@ def growth_vocabulary(merges: int, training_chars: int) -> dict[str, Any]:
     chunks = Counter(text[i:i + size] for i in range(0, len(text), size))
     vocab, merge_list = _vocab_and_merges(list(GROWTH_ALPHABET),
                                           train_merges(chunks, merges))
-    return {"version": "1.0", "truncation": None, "padding": None, "added_tokens": [],
-            "normalizer": None, "pre_tokenizer": None, "post_processor": None,
-            "decoder": None,
-            "model": _bpe_model(vocab, merge_list, byte_fallback=False, unk_token=None)}
+    return document(bpe_model(vocab, merge_list))
 
 
 # --- loading both sides --------------------------------------------------------------------------

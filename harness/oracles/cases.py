@@ -12,18 +12,24 @@ Ids of stable rows never change meaning: to probe something new, add a row with 
 
 from __future__ import annotations
 
-import copy
 import json
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
 from ..core.resources import data_file
+from ..documents import (
+    added_token,
+    byte_alphabet,
+    llama_decoder,
+    llama_like_document,
+    llama_specials,
+    metaspace_document,
+    probe_document,
+)
 from ..judge.coverage import RULES
 from ..judge.registry import load_registry
-
-METASPACE = "\u2581"  # '▁'
 
 Document = dict[str, Any]
 RowKind = Literal["encode", "decode"]
@@ -150,116 +156,8 @@ class OracleSpec:
 
 
 # ---------------------------------------------------------------------------
-# Document builders (the probe template every oracle document is made from)
+# Documents (built by harness.documents, the builders every part of the project shares)
 # ---------------------------------------------------------------------------
-
-
-def byte_piece(value: int) -> str:
-    return f"<0x{value:02X}>"
-
-
-def byte_alphabet() -> list[str]:
-    return [byte_piece(b) for b in range(256)]
-
-
-def added_token(content: str, token_id: int, *, special: bool = True,
-                normalized: bool = False) -> dict[str, Any]:
-    return {"id": token_id, "content": content, "single_word": False, "lstrip": False,
-            "rstrip": False, "normalized": normalized, "special": special}
-
-
-def probe_document(vocab: Sequence[str], merges: Iterable[Sequence[str]] = (), *,
-                   unk_token: str | None = None, byte_fallback: bool = False,
-                   fuse_unk: bool = False, normalizer: Any = None, pre_tokenizer: Any = None,
-                   post_processor: Any = None, decoder: Any = None,
-                   added_tokens: Sequence[Mapping[str, Any]] = (),
-                   **model_fields: Any) -> Document:
-    model: dict[str, Any] = {
-        "type": "BPE", "dropout": None, "unk_token": unk_token,
-        "continuing_subword_prefix": None, "end_of_word_suffix": None,
-        "fuse_unk": fuse_unk, "byte_fallback": byte_fallback, "ignore_merges": False,
-        "vocab": {token: i for i, token in enumerate(vocab)},
-        "merges": [list(m) for m in merges],
-    }
-    model.update(model_fields)
-    return {
-        "version": "1.0", "truncation": None, "padding": None,
-        "added_tokens": [dict(t) for t in added_tokens],
-        "normalizer": copy.deepcopy(normalizer),
-        "pre_tokenizer": copy.deepcopy(pre_tokenizer),
-        "post_processor": copy.deepcopy(post_processor),
-        "decoder": copy.deepcopy(decoder),
-        "model": model,
-    }
-
-
-def llama_normalizer() -> Document:
-    return {"type": "Sequence", "normalizers": [
-        {"type": "Prepend", "prepend": METASPACE},
-        {"type": "Replace", "pattern": {"String": " "}, "content": METASPACE},
-    ]}
-
-
-def llama_template() -> Document:
-    bos = {"SpecialToken": {"id": "<s>", "type_id": 0}}
-    return {
-        "type": "TemplateProcessing",
-        "single": [bos, {"Sequence": {"id": "A", "type_id": 0}}],
-        "pair": [bos, {"Sequence": {"id": "A", "type_id": 0}},
-                 {"SpecialToken": {"id": "<s>", "type_id": 1}},
-                 {"Sequence": {"id": "B", "type_id": 1}}],
-        "special_tokens": {"<s>": {"id": "<s>", "ids": [1], "tokens": ["<s>"]}},
-    }
-
-
-def llama_decoder() -> Document:
-    return {"type": "Sequence", "decoders": [
-        {"type": "Replace", "pattern": {"String": METASPACE}, "content": " "},
-        {"type": "ByteFallback"},
-        {"type": "Fuse"},
-        {"type": "Strip", "content": " ", "start": 1, "stop": 0},
-    ]}
-
-
-def metaspace_component(prepend_scheme: str, split: bool) -> Document:
-    return {"type": "Metaspace", "replacement": METASPACE, "prepend_scheme": prepend_scheme,
-            "split": split}
-
-
-def llama_specials(*, normalized: bool = False) -> list[dict[str, Any]]:
-    return [added_token(c, i, normalized=normalized)
-            for i, c in enumerate(("<unk>", "<s>", "</s>"))]
-
-
-LLAMA_CHARS = METASPACE + "abcdefghijklmnopqrstuvwxyzHWé"
-LLAMA_MERGES: tuple[tuple[str, str], ...] = (
-    (METASPACE, "H"), ("e", "l"), ("el", "l"), ("ell", "o"), (METASPACE + "H", "ello"),
-    (METASPACE, "w"), ("o", "r"), (METASPACE + "w", "or"), ("l", "d"),
-    (METASPACE + "wor", "ld"), (METASPACE, METASPACE),
-)
-METASPACE_EXTRA_MERGES: tuple[tuple[str, str], ...] = (
-    ("e", "y"), (METASPACE + "H", "ey"), (METASPACE, "m"), (METASPACE + "m", "y"),
-    (METASPACE, "f"), ("r", "i"), ("e", "n"), ("en", "d"), (METASPACE + "f", "ri"),
-    (METASPACE + "fri", "end"),
-)
-
-
-def _merge_results(merges: Iterable[Sequence[str]]) -> list[str]:
-    return list(dict.fromkeys(a + b for a, b in merges))
-
-
-def llama_like_document(*, added_tokens: Sequence[Mapping[str, Any]] | None = None
-                        ) -> Document:
-    """The Llama-like probe: ``<unk> <s> </s>`` = 0-2, the 256 byte pieces = 3-258, the
-    characters of LLAMA_CHARS, then the merge results; byte_fallback and fuse_unk; the
-    Llama-2 normalizer, template and decoder."""
-    vocab = list(dict.fromkeys(["<unk>", "<s>", "</s>", *byte_alphabet(), *LLAMA_CHARS,
-                                *_merge_results(LLAMA_MERGES)]))
-    return probe_document(
-        vocab, LLAMA_MERGES, unk_token="<unk>", byte_fallback=True, fuse_unk=True,
-        normalizer=llama_normalizer(), post_processor=llama_template(),
-        decoder=llama_decoder(),
-        added_tokens=llama_specials() if added_tokens is None else added_tokens)
 
 
 def llama_normalized_added_document() -> Document:
@@ -285,18 +183,6 @@ def llama_normalized_specials_document() -> Document:
     return llama_like_document(added_tokens=llama_specials(normalized=True))
 
 
-def metaspace_document(prepend_scheme: str, split: bool) -> Document:
-    """A Metaspace-only file (no byte_fallback): the Metaspace pre-tokenizer and the same
-    Metaspace as decoder, the three specials, the Llama-like characters, no template."""
-    merges = [*LLAMA_MERGES, *METASPACE_EXTRA_MERGES]
-    vocab = list(dict.fromkeys(["<unk>", "<s>", "</s>", *LLAMA_CHARS,
-                                *_merge_results(merges)]))
-    component = metaspace_component(prepend_scheme, split)
-    return probe_document(vocab, merges, unk_token="<unk>", fuse_unk=True,
-                          pre_tokenizer=component, decoder=component,
-                          added_tokens=llama_specials())
-
-
 SCHEMES = ("always", "first", "never")
 SPLITS = (True, False)
 
@@ -306,7 +192,7 @@ def metaspace_fixture(scheme: str, split: bool) -> str:
 
 
 def _metaspace_builder(scheme: str, split: bool) -> Callable[[], Document]:
-    return lambda: metaspace_document(scheme, split)
+    return lambda: metaspace_document(prepend_scheme=scheme, split=split)
 
 
 LLAMA_FIXTURE = "fixtures/llama_like.tokenizer.json"

@@ -22,6 +22,7 @@ Module layout, smallest pieces first:
 """
 
 from harness.core.case import Case
+from harness.documents import llama_decoder
 from harness.strategies._constants import draw_from_strategies_only
 from harness.strategies.alphabet import alphabets, uncovered_characters
 from harness.strategies.cases import (
@@ -32,7 +33,7 @@ from harness.strategies.cases import (
     metaspace_cases,
 )
 from harness.strategies.components import metaspaces, normalizers, pre_tokenizers, templates
-from harness.strategies.decoders import decoders, llama_decoder, perturbed
+from harness.strategies.decoders import decoders, perturbed
 from harness.strategies.describe import features
 from harness.strategies.profile import DEFAULT_PROFILE, Profile
 from harness.strategies.texts import id_runs_for, inventory, pairs_for, texts_for

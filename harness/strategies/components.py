@@ -7,6 +7,7 @@ from typing import Any, Final
 
 from hypothesis import strategies as st
 
+from harness.documents import llama_normalizer
 from harness.strategies import profile as shares
 from harness.strategies._weights import weighted
 from harness.strategies.alphabet import METASPACE
@@ -24,11 +25,6 @@ def prepend(text: str = METASPACE) -> JSON:
 def replace(pattern: str, content: str, *, regex: bool = False) -> JSON:
     return {"type": "Replace", "pattern": {"Regex" if regex else "String": pattern},
             "content": content}
-
-
-def llama_normalizer() -> JSON:
-    """Llama-2 / Mistral v0.1: ``Sequence[Prepend("▁"), Replace(" " → "▁")]``."""
-    return {"type": "Sequence", "normalizers": [prepend(), replace(" ", METASPACE)]}
 
 
 #: Regex patterns Python's ``re`` and Oniguruma read the same way, then two they do not

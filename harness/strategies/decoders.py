@@ -13,6 +13,7 @@ from typing import Any, Final
 
 from hypothesis import strategies as st
 
+from harness.documents import llama_decoder
 from harness.strategies import profile as shares
 from harness.strategies._weights import chance, weighted
 from harness.strategies.alphabet import METASPACE
@@ -39,12 +40,9 @@ def sequence(steps: list[JSON]) -> JSON:
 
 
 def llama_steps() -> list[JSON]:
-    return [replace(METASPACE, " "), byte_fallback(), fuse(), strip()]
-
-
-def llama_decoder() -> JSON:
-    """Llama-2's chain: ``Sequence[Replace("▁"→" "), ByteFallback, Fuse, Strip(" ",1,0)]``."""
-    return sequence(llama_steps())
+    """Llama-2's chain: ``[Replace("▁"→" "), ByteFallback, Fuse, Strip(" ",1,0)]``."""
+    steps: list[JSON] = llama_decoder()["decoders"]
+    return steps
 
 
 #: Steps a perturbation may add or substitute.

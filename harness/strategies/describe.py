@@ -11,9 +11,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from harness.core.case import Case
+from harness.documents import llama_decoder, llama_normalizer
 from harness.strategies import alphabet as chars
-from harness.strategies.components import llama_normalizer
-from harness.strategies.decoders import byte_fallback, llama_decoder
+from harness.strategies.decoders import byte_fallback
 from harness.strategies.texts import added_ids, inventory
 from harness.strategies.vocabulary import (
     UnsafeMergeError,
