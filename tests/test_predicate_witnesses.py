@@ -5,7 +5,8 @@ misordering and decorated byte pieces in a pair's second text (a token's source 
 found through its sequence id); a decorated symbol whose character a normalizer inserted
 (its span is a neighbour's, so its byte count says nothing: the bytes are decoded); byte
 pieces merged under a continuing-subword prefix (``<0x9D>x95>x8F>``: each right part cut
-by the prefix's length, as upstream merges).
+by the prefix's length in bytes, as upstream merges); two decorated symbols sharing one
+span (two inserted characters).
 """
 
 from __future__ import annotations

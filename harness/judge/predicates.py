@@ -342,14 +342,37 @@ def _word_key(ref: Encoded, position: int) -> tuple[int | None, int | None]:
 def _words_with_decorated_bytes(ref: Encoded, obs: Observation, prefix: str, suffix: str
                                 ) -> set[tuple[int | None, int | None]]:
     """Words holding a decorated symbol expanded to byte pieces: a run of byte pieces of
-    one word sharing one span whose bytes spell one character with the model's
-    continuing-subword prefix before it and/or its end-of-word suffix after it."""
-    runs: dict[tuple[tuple[int | None, int | None], tuple[int, int]], bytearray] = {}
+    one word sharing one span that holds more bytes than the characters of that span, or
+    whose bytes spell characters each with the model's continuing-subword prefix before
+    it and/or its end-of-word suffix after it (a character a normalizer inserted has a
+    neighbour's span, so only its bytes tell)."""
+    runs: dict[tuple[tuple[int | None, int | None], tuple[int, int], str], bytearray] = {}
     for i, (token, span) in enumerate(zip(ref.tokens, ref.spans, strict=False)):
-        value = _token_bytes(token, len(prefix))
+        value = _token_bytes(token, len(prefix.encode("utf-8")))
         if value is not None and ref.word_ids[i] is not None:
-            runs.setdefault((_word_key(ref, i), span), bytearray()).extend(value)
-    return {word for (word, _), run in runs.items() if _decorated(bytes(run), prefix, suffix)}
+            key = (_word_key(ref, i), span, _source_text(ref, obs, i))
+            runs.setdefault(key, bytearray()).extend(value)
+    return {word for (word, (start, end), text), run in runs.items()
+            if len(run) > len(text[start:end].encode("utf-8", "surrogatepass"))
+            or _decorated(bytes(run), prefix, suffix)}
+
+
+def _decorated(run: bytes, prefix: str, suffix: str) -> bool:
+    """The bytes spell one or more symbols ``prefix? char suffix?``, one decorated."""
+    try:
+        symbols = run.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    position, decorated = 0, False
+    while position < len(symbols):
+        if prefix and symbols.startswith(prefix, position):
+            position += len(prefix)
+            decorated = True
+        position += 1
+        if suffix and symbols.startswith(suffix, position):
+            position += len(suffix)
+            decorated = True
+    return decorated and position == len(symbols)
 
 
 def _token_bytes(token: str, prefix_length: int) -> bytes | None:
@@ -372,19 +395,6 @@ def _token_bytes(token: str, prefix_length: int) -> bytes | None:
         values.append(int(digits[:2], 16))
         position += len(rest) + 3
     return bytes(values)
-
-
-def _decorated(run: bytes, prefix: str, suffix: str) -> bool:
-    try:
-        symbol = run.decode("utf-8")
-    except UnicodeDecodeError:
-        return False
-    bare = symbol
-    if prefix and bare.startswith(prefix):
-        bare = bare[len(prefix):]
-    if suffix and bare.endswith(suffix):
-        bare = bare[:-len(suffix)]
-    return bare != symbol and len(bare) == 1
 
 
 def dropped_character_offsets(ctx: Context, div: Divergence) -> frozenset[int]:
