@@ -26,7 +26,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
 
-from .errors import EncodeError, LoadError
+from .errors import EncodeError, LoadError, clip, excerpt
 from .jsonfields import Node
 
 #: Upstream's ``DEFAULT_CACHE_CAPACITY`` (``utils/cache.rs``): entries, no eviction.
@@ -123,7 +123,7 @@ class BpeModel:
             type_node = node.field("type")
             if type_node.str_() != "BPE":
                 type_node.fail(
-                    "unsupported-component", f"model type {type_node.value!r} is not BPE"
+                    "unsupported-component", f"model type {excerpt(type_node.value)} is not BPE"
                 )
         vocab = _parse_vocab(node.field("vocab"))
         merges = _parse_merges(node.field("merges"))
@@ -142,7 +142,7 @@ class BpeModel:
         if strict and unk_token is not None and unk_token not in vocab:
             node.fail(
                 "unk-token-not-in-vocabulary",
-                f"unk_token {unk_token!r} is not in the vocabulary",
+                f"unk_token {excerpt(unk_token)} is not in the vocabulary",
                 "unk_token",
             )
         if strict and byte_fallback:
@@ -272,7 +272,7 @@ class BpeModel:
             raise EncodeError(
                 "unk-token-missing-at-encode",
                 _UNK_PATH,
-                f"Unk token `{self.unk_token}` not found in the vocabulary",
+                f"Unk token `{clip(self.unk_token)}` not found in the vocabulary",
             )
         return unk_id
 
@@ -403,7 +403,7 @@ def _parse_legacy_merges(elements: list[Node]) -> list[_Merge]:
         if len(parts) != 2:
             element.fail(
                 "merge-malformed",
-                f"legacy merge {line!r} does not split on ' ' into exactly two parts "
+                f"legacy merge {excerpt(line)} does not split on ' ' into exactly two parts "
                 f"(upstream: Merges text file invalid at line {len(merges) + 1})",
             )
         merges.append(_Merge(parts[0], parts[1], element.path))
@@ -416,7 +416,7 @@ def _parse_dropout(node: Node) -> float | None:
         return None
     value = _to_f32(node.number())
     if not 0.0 <= value <= 1.0:
-        node.fail("dropout-out-of-range", f"dropout {node.value!r} is outside [0, 1]")
+        node.fail("dropout-out-of-range", f"dropout {excerpt(node.value)} is outside [0, 1]")
     return None if value == 0.0 else value
 
 
@@ -433,7 +433,7 @@ def _check_dropout_deterministic(dropout: float | None, node: Node) -> None:
     if dropout is not None and dropout != 1.0:
         node.fail(
             "dropout-nondeterministic",
-            f"dropout {node.value!r} draws merges from an unseeded RNG upstream; "
+            f"dropout {excerpt(node.value)} draws merges from an unseeded RNG upstream; "
             "only 0 (off) and 1 (no merges) are reproducible",
         )
 
@@ -453,8 +453,8 @@ def _build_merge_map(
             raise LoadError(
                 "merge-out-of-vocabulary",
                 merge.path,
-                f"Token `{result}` out of vocabulary (the result of merging "
-                f"{merge.left!r} and {merge.right!r})",
+                f"Token `{clip(result)}` out of vocabulary (the result of merging "
+                f"{excerpt(merge.left)} and {excerpt(merge.right)})",
             )
         merge_map[_pair_key(left_id, right_id)] = (rank, result_id)
     return merge_map
@@ -463,7 +463,7 @@ def _build_merge_map(
 def _merge_part_id(vocab: dict[str, int], part: str, path: str) -> int:
     part_id = vocab.get(part)
     if part_id is None:
-        raise LoadError("merge-out-of-vocabulary", path, f"Token `{part}` out of vocabulary")
+        raise LoadError("merge-out-of-vocabulary", path, f"Token `{clip(part)}` out of vocabulary")
     return part_id
 
 
@@ -474,7 +474,7 @@ def _cut_prefix(right: str, prefix_len: int, path: str) -> str:
         raise LoadError(
             "merge-prefix-underflow",
             path,
-            f"merge right part {right!r} is {len(raw)} bytes, shorter than the "
+            f"merge right part {excerpt(right)} is {len(raw)} bytes, shorter than the "
             f"{prefix_len}-byte continuing_subword_prefix (upstream panics)",
         )
     try:
@@ -483,8 +483,8 @@ def _cut_prefix(right: str, prefix_len: int, path: str) -> str:
         raise LoadError(
             "merge-prefix-splits-character",
             path,
-            f"cutting {prefix_len} bytes (the continuing_subword_prefix length) off {right!r} "
-            "splits a UTF-8 character (upstream builds an invalid string)",
+            f"cutting {prefix_len} bytes (the continuing_subword_prefix length) off "
+            f"{excerpt(right)} splits a UTF-8 character (upstream builds an invalid string)",
         ) from None
 
 
@@ -495,7 +495,8 @@ def _check_unique_ids(vocab: dict[str, int], node: Node) -> None:
         if other != token:
             node.fail(
                 "duplicate-id",
-                f"{token!r} and {other!r} share id {token_id} (upstream keeps one at random)",
+                f"{excerpt(token)} and {excerpt(other)} share id {token_id} "
+                "(upstream keeps one at random)",
                 token,
             )
 
@@ -507,7 +508,7 @@ def _check_byte_alphabet(vocab: dict[str, int], node: Node) -> None:
         if match is not None and not _LOWER_HEX.isdisjoint(match.group(1)):
             node.fail(
                 "byte-piece-lowercase",
-                f"byte piece {token!r} is spelled in lower case; byte fallback only "
+                f"byte piece {excerpt(token)} is spelled in lower case; byte fallback only "
                 f"ever looks up {byte_piece(int(match.group(1), 16))!r}",
                 token,
             )

@@ -26,6 +26,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Protocol
 
+from .errors import excerpt
 from .jsonfields import Node
 from .patterns import ReplacePattern, parse_replace_pattern
 from .pre_tokenizers import PrependScheme, metaspace_from_json
@@ -276,7 +277,8 @@ class Sequence:
 def _parse_usize(node: Node) -> int:
     value = node.usize()
     if value >= _USIZE_LIMIT:
-        node.fail("invalid-value", f"integer {value} does not fit an unsigned 64-bit integer")
+        node.fail("invalid-value",
+                  f"integer {excerpt(value)} does not fit an unsigned 64-bit integer")
     return value
 
 
@@ -313,8 +315,8 @@ def parse_decoder(node: Node) -> Decoder:
     if tag == "Sequence":
         return _parse_sequence(node)
     if tag in UPSTREAM_ONLY_TYPES:
-        node.fail("unsupported-component", f"decoder type {tag!r} is not reproduced", "type")
-    return node.fail("unsupported-component", f"unknown decoder type {tag!r}", "type")
+        node.fail("unsupported-component", f"decoder type {excerpt(tag)} is not reproduced", "type")
+    return node.fail("unsupported-component", f"unknown decoder type {excerpt(tag)}", "type")
 
 
 _ACCEPTED_SHAPES = (

@@ -6,11 +6,97 @@ message) and the JSON ``path`` of the offending value (``$.model.vocab``...).
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
+#: At most this many characters of a value are quoted in a message.
+EXCERPT_CHARS = 80
+#: A path longer than this keeps its beginning and its end around an ellipsis.
+PATH_CHARS = 300
+_INTEGER_DIGITS = 18
+
+
+def excerpt(value: object) -> str:
+    """A bounded quotation of ``value`` for an error message.
+
+    A string of at most ``EXCERPT_CHARS`` characters is its ``repr``; a longer one (or one
+    whose ``repr`` is long) is cut, with an ellipsis and its length:
+    ``'aaaa…' (50000000 characters)``. Integers beyond 18 digits are described by their
+    size (``str()`` of a 5,000-digit integer raises ValueError); containers and other
+    objects by their type and length, never by their contents.
+    """
+    if isinstance(value, str):
+        return _quote(value)
+    if value is None or isinstance(value, bool | float):
+        return repr(value)
+    if isinstance(value, int):
+        return _integer(value)
+    if isinstance(value, bytes | bytearray | memoryview):
+        raw = bytes(value[: EXCERPT_CHARS + 1])
+        if len(value) <= EXCERPT_CHARS:
+            return repr(raw)
+        text = repr(raw[:EXCERPT_CHARS])
+        return f"{text[:-1]}…{text[-1]} ({len(value)} bytes)"
+    if isinstance(value, list | tuple):
+        return f"an array of {len(value)} element(s)"
+    if isinstance(value, dict):
+        return f"an object of {len(value)} key(s)"
+    return f"a {type(value).__name__}"
+
+
+def clip(text: str) -> str:
+    """``text`` itself (unquoted) when short, else its first ``EXCERPT_CHARS`` characters,
+    an ellipsis and the length: for messages that spell a value like upstream does."""
+    if len(text) <= EXCERPT_CHARS:
+        return text
+    return f"{text[:EXCERPT_CHARS]}… ({len(text)} characters)"
+
+
+def excerpt_keys(keys: Iterable[object], limit: int = 5) -> str:
+    """A bounded list of object keys: ``['a', 'b']``, or the first ``limit`` and a count."""
+    keys = list(keys)
+    shown = ", ".join(excerpt(k) for k in keys[:limit])
+    more = f", … ({len(keys)} keys)" if len(keys) > limit else ""
+    return f"[{shown}{more}]"
+
+
+def bounded_path(path: str) -> str:
+    """``path`` itself, or, past ``PATH_CHARS`` characters, its beginning and its end around
+    an ellipsis (the root ``$...`` and the offending leaf both stay readable)."""
+    if len(path) <= PATH_CHARS:
+        return path
+    half = (PATH_CHARS - 1) // 2
+    return f"{path[:half]}…{path[-half:]}"
+
+
+def _quote(text: str) -> str:
+    if len(text) <= EXCERPT_CHARS:
+        quoted = repr(text)
+        if len(quoted) <= 2 * EXCERPT_CHARS:
+            return quoted
+    cut = text[:EXCERPT_CHARS]
+    quoted = repr(cut)
+    while len(quoted) > 2 * EXCERPT_CHARS:  # escapes (\U0010ffff) make a repr long
+        cut = cut[: len(cut) // 2]
+        quoted = repr(cut)
+    return f"{quoted[:-1]}…{quoted[-1]} ({len(text)} characters)"
+
+
+def _integer(value: int) -> str:
+    if -(10**_INTEGER_DIGITS) < value < 10**_INTEGER_DIGITS:
+        return str(value)
+    sign = "a negative" if value < 0 else "an"
+    return f"{sign} integer of {value.bit_length()} bits"
+
 
 class TokenizerError(Exception):
-    """Base class of every error the reference raises on purpose."""
+    """Base class of every error the reference raises on purpose.
+
+    ``message`` quotes values only through :func:`excerpt`/:func:`clip`, so it stays short
+    whatever the input; ``path`` is bounded by :func:`bounded_path`.
+    """
 
     def __init__(self, rule: str, path: str, message: str) -> None:
+        path = bounded_path(path)
         self.rule = rule
         self.path = path
         self.message = message

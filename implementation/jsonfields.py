@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any, NoReturn
 
-from .errors import LoadError
+from .errors import EXCERPT_CHARS, LoadError, excerpt
 
 _MISSING: Any = object()
 
@@ -25,11 +25,7 @@ class Node:
 
     # -- navigation -------------------------------------------------------
     def child_path(self, key: str | int) -> str:
-        if isinstance(key, int):
-            return f"{self.path}[{key}]"
-        if key.isidentifier():
-            return f"{self.path}.{key}"
-        return f"{self.path}[{key!r}]"
+        return child_path(self.path, key)
 
     def fail(self, rule: str, message: str, key: str | int | None = None) -> NoReturn:
         raise LoadError(rule, self.path if key is None else self.child_path(key), message)
@@ -47,7 +43,7 @@ class Node:
         obj = self.obj()
         if key not in obj or obj[key] is None:
             if required:
-                self.fail("missing-field", f"required field {key!r} is missing", key)
+                self.fail("missing-field", f"required field {excerpt(key)} is missing", key)
             return Node(None, self.child_path(key))
         return Node(obj[key], self.child_path(key))
 
@@ -74,7 +70,7 @@ class Node:
     def char(self) -> str:
         s = self.str_()
         if len(s) != 1:
-            self.fail("invalid-value", f"expected exactly one character, got {s!r}")
+            self.fail("invalid-value", f"expected exactly one character, got {excerpt(s)}")
         return s
 
     def bool_(self) -> bool:
@@ -87,7 +83,7 @@ class Node:
         if isinstance(v, bool) or not isinstance(v, int):
             self.fail("invalid-type", f"expected an unsigned 32-bit integer, got {json_type(v)}")
         if not 0 <= v < 2**32:
-            self.fail("invalid-value", f"integer {v} is not an unsigned 32-bit integer")
+            self.fail("invalid-value", f"integer {excerpt(v)} is not an unsigned 32-bit integer")
         return v
 
     def usize(self) -> int:
@@ -95,14 +91,17 @@ class Node:
         if isinstance(v, bool) or not isinstance(v, int):
             self.fail("invalid-type", f"expected a non-negative integer, got {json_type(v)}")
         if v < 0:
-            self.fail("invalid-value", f"integer {v} is negative")
+            self.fail("invalid-value", f"integer {excerpt(v)} is negative")
         return v
 
     def number(self) -> float:
         v = self.value
         if isinstance(v, bool) or not isinstance(v, int | float):
             self.fail("invalid-type", f"expected a number, got {json_type(v)}")
-        return float(v)
+        try:
+            return float(v)
+        except OverflowError:  # an integer beyond the double range (serde: out of range)
+            self.fail("invalid-value", f"number {excerpt(v)} is out of range")
 
     def optional_str(self, key: str) -> str | None:
         node = self.field(key, required=False)
@@ -115,6 +114,16 @@ class Node:
     def type_tag(self) -> str:
         """The component's ``type`` string (required)."""
         return self.field("type").str_()
+
+
+def child_path(path: str, key: str | int) -> str:
+    """``path.key`` for a short identifier, ``path['key']`` (bounded) for any other key,
+    ``path[3]`` for an index."""
+    if isinstance(key, int):
+        return f"{path}[{key}]"
+    if len(key) <= EXCERPT_CHARS and key.isidentifier():
+        return f"{path}.{key}"
+    return f"{path}[{excerpt(key)}]"
 
 
 def json_type(value: Any) -> str:

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from .alignment import NormalizedText
+from .errors import excerpt
 from .jsonfields import Node
 from .patterns import ReplacePattern, parse_replace_pattern
 
@@ -65,7 +66,7 @@ def normalizer_from_json(node: Node) -> Normalizer | None:
         return Replace(parse_replace_pattern(node.field("pattern")), node.field("content").str_())
     node.fail(
         "unsupported-component",
-        f"normalizer type {kind!r} is not reproduced (supported: {', '.join(SUPPORTED)})",
+        f"normalizer type {excerpt(kind)} is not reproduced (supported: {', '.join(SUPPORTED)})",
         "type",
     )
 

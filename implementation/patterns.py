@@ -13,7 +13,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Literal
 
+from .errors import excerpt, excerpt_keys
 from .jsonfields import Node
+from .regex_safety import BacktrackingRiskError, check_backtracking
 
 _HEX_DIGITS = frozenset("0123456789abcdefABCDEF")
 
@@ -39,6 +41,8 @@ _GROUP_OPENERS = {"(?:": "(?:", "(?=": "(?=", "(?!": "(?!", "(?<=": "(?<=", "(?<
 _LOOKAROUNDS = frozenset({"(?=", "(?!", "(?<=", "(?<!"})
 _INTERVAL = re.compile(r"\{([0-9]*)(,?)([0-9]*)\}")
 _MAX_REPEAT = 100_000  # ONIG_MAX_REPEAT_NUM
+#: Longer Regex sources are refused (regex-backtracking) before translation.
+MAX_REGEX_CHARS = 10_000
 _QUANTIFIER_STARTS = frozenset("*+?{")
 
 
@@ -77,8 +81,10 @@ class _GroupFrame:
 
 _ElementKind = Literal["atom", "anchor", "syntax"]
 
-#: Oniguruma's ``^``: at the start, or after a newline that does not end the text.
-_LINE_START = r"(?:\A|(?<=\n)(?!\Z))"
+#: Oniguruma's ``^``: at the start, or after a newline that does not end the text. Spelled
+#: without an alternation (not preceded by a non-newline, and not a newline-ended end), so
+#: that the backtracking analysis (``regex_safety``) sees one assertion, not two routes.
+_LINE_START = r"(?<![^\n])(?!(?<=\n)\Z)"
 
 
 class _OnigTranslator:
@@ -192,6 +198,9 @@ class _OnigTranslator:
 
     @staticmethod
     def _check_interval(low: str, high: str) -> None:
+        # The digit count first: int() of a 5,000-digit string raises ValueError.
+        if any(len(n.lstrip("0")) > 6 for n in (low, high)):
+            raise UnsupportedRegexError("repeat count above 100000")
         numbers = [int(n) for n in (low, high) if n]
         if any(n > _MAX_REPEAT for n in numbers):
             raise UnsupportedRegexError("repeat count above 100000")
@@ -340,11 +349,26 @@ def onig_find_iter(regex: re.Pattern[str], text: str) -> Iterator[tuple[int, int
 
 @dataclass(frozen=True, slots=True)
 class ReplacePattern:
-    """``{"String": s}`` (a literal) or ``{"Regex": r}`` (Oniguruma), compiled for ``re``."""
+    """``{"String": s}`` (a literal) or ``{"Regex": r}`` (Oniguruma), compiled for ``re``.
+
+    ``regex`` is None for a non-empty literal, which is searched with ``str.find`` (the
+    same leftmost, non-overlapping matches as upstream's escaped regex, without compiling
+    a literal that may be megabytes long).
+    """
 
     kind: Literal["String", "Regex"]
     source: str
-    regex: re.Pattern[str]
+    regex: re.Pattern[str] | None
+
+    def spans(self, text: str) -> Iterator[tuple[int, int]]:
+        if self.regex is not None:
+            yield from onig_find_iter(self.regex, text)
+            return
+        literal = self.source
+        at = text.find(literal)
+        while at != -1:
+            yield at, at + len(literal)
+            at = text.find(literal, at + len(literal))
 
     def find_matches(self, text: str) -> list[tuple[int, int, bool]]:
         """Upstream's ``Pattern::find_matches``: contiguous ``(start, end, is_match)`` pieces.
@@ -356,7 +380,7 @@ class ReplacePattern:
             return [(0, 0, False)]
         pieces: list[tuple[int, int, bool]] = []
         previous = 0
-        for start, end in onig_find_iter(self.regex, text):
+        for start, end in self.spans(text):
             if previous != start:
                 pieces.append((previous, start, False))
             pieces.append((start, end, True))
@@ -373,17 +397,32 @@ class ReplacePattern:
 
 
 def parse_replace_pattern(node: Node) -> ReplacePattern:
-    """``pattern`` of a Replace component: an object with exactly one of String, Regex."""
+    """``pattern`` of a Replace component: an object with exactly one of String, Regex.
+
+    A Regex is refused as ``unsupported-component`` outside the reproduced subset, and as
+    ``regex-backtracking`` when Python's ``re`` could take unbounded time on it
+    (``regex_safety``; docs/decisions/0017-regex-backtracking.md). Both modes alike.
+    """
     keys = list(node.obj())
     if len(keys) != 1 or keys[0] not in ("String", "Regex"):
-        node.fail("invalid-value", f"expected exactly one of 'String', 'Regex'; got keys {keys}")
+        node.fail("invalid-value", "expected exactly one of 'String', 'Regex'; got keys "
+                  f"{excerpt_keys(keys)}")
     kind: Literal["String", "Regex"] = "String" if keys[0] == "String" else "Regex"
     source_node = node.field(kind)
     source = source_node.str_()
     if kind == "String":
-        return ReplacePattern(kind, source, re.compile(re.escape(source)))
+        return ReplacePattern(kind, source, None if source else re.compile(""))
+    if len(source) > MAX_REGEX_CHARS:
+        source_node.fail("regex-backtracking", f"Replace regex {excerpt(source)} is longer "
+                         f"than {MAX_REGEX_CHARS} characters: too large to analyse")
     try:
         translated = translate_oniguruma(source)
     except UnsupportedRegexError as exc:
-        source_node.fail("unsupported-component", f"Replace regex {source!r}: {exc}")
+        source_node.fail("unsupported-component", f"Replace regex {excerpt(source)}: {exc}")
+    try:
+        check_backtracking(translated)
+    except BacktrackingRiskError as exc:
+        source_node.fail("regex-backtracking", f"Replace regex {excerpt(source)}: {exc}; "
+                         "Python's re could take exponential or high-polynomial time on it "
+                         "(upstream loads it and panics on long enough inputs)")
     return ReplacePattern(kind, source, re.compile(translated))

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from .encoding import NO_SPAN, EncodedToken
-from .errors import LoadError
+from .errors import LoadError, clip, excerpt, excerpt_keys
 from .jsonfields import Node
 
 SequenceId = Literal["A", "B"]
@@ -73,7 +73,8 @@ def _single_key(node: Node, allowed: tuple[str, ...]) -> tuple[str, Node]:
     """An externally tagged serde enum: an object with exactly one of ``allowed`` as key."""
     keys = list(node.obj())
     if len(keys) != 1 or keys[0] not in allowed:
-        node.fail("invalid-value", f"expected exactly one of {', '.join(allowed)}; got keys {keys}")
+        node.fail("invalid-value", f"expected exactly one of {', '.join(allowed)}; got keys "
+                  f"{excerpt_keys(keys)}")
     return keys[0], node.field(keys[0])
 
 
@@ -83,7 +84,7 @@ def _parse_sequence_id(node: Node) -> SequenceId:
         return "A"
     if value == "B":
         return "B"
-    return node.fail("invalid-value", f"sequence id must be 'A' or 'B', got {value!r}")
+    return node.fail("invalid-value", f"sequence id must be 'A' or 'B', got {excerpt(value)}")
 
 
 def parse_piece(node: Node) -> Piece:
@@ -98,8 +99,9 @@ def parse_template(node: Node) -> tuple[Piece, ...]:
     if isinstance(node.value, str):
         node.fail(
             "invalid-type",
-            f"a template is an array of pieces; the string form {node.value!r} is only accepted "
-            "by the Python constructor, not in tokenizer.json (tokenizers 0.23.1 refuses it)",
+            f"a template is an array of pieces; the string form {excerpt(node.value)} is only "
+            "accepted by the Python constructor, not in tokenizer.json (tokenizers 0.23.1 "
+            "refuses it)",
         )
     return tuple(parse_piece(piece) for piece in node.elements())
 
@@ -134,7 +136,7 @@ def _check_template(
         if isinstance(piece, SpecialTokenPiece) and piece.id not in specials:
             piece_node.fail(
                 "invalid-value",
-                f"template names special token {piece.id!r}, absent from special_tokens",
+                f"template names special token {excerpt(piece.id)}, absent from special_tokens",
             )
         if single and isinstance(piece, SequencePiece) and piece.id == "B":
             piece_node.fail("invalid-value", "the single template uses sequence B")
@@ -194,7 +196,7 @@ def parse_template_string(text: str, path: str) -> tuple[Piece, ...]:
     for part in text.split(" "):
         piece = parse_piece_string(part)
         if piece is None:
-            raise LoadError("invalid-value", path, f'Cannot build Piece from string "{part}"')
+            raise LoadError("invalid-value", path, f'Cannot build Piece from string "{clip(part)}"')
         pieces.append(piece)
     return tuple(pieces)
 
@@ -312,5 +314,6 @@ def post_processor_from_json(node: Node) -> TemplateProcessing | None:
     if tag == "TemplateProcessing":
         return TemplateProcessing.from_json(node)
     if tag in UPSTREAM_ONLY_TYPES:
-        node.fail("unsupported-component", f"post-processor type {tag!r} is not reproduced", "type")
-    return node.fail("unsupported-component", f"unknown post-processor type {tag!r}", "type")
+        node.fail("unsupported-component",
+                  f"post-processor type {excerpt(tag)} is not reproduced", "type")
+    return node.fail("unsupported-component", f"unknown post-processor type {excerpt(tag)}", "type")

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Literal, Protocol
 
 from .alignment import NormalizedText
+from .errors import excerpt
 from .jsonfields import Node
 
 PrependScheme = Literal["always", "first", "never"]
@@ -74,7 +75,7 @@ def metaspace_from_json(node: Node) -> Metaspace:
         value = scheme_node.str_()
         if value not in ("always", "first", "never"):
             scheme_node.fail("invalid-value",
-                             f"prepend_scheme {value!r} is not one of always, first, never")
+                             f"prepend_scheme {excerpt(value)} is not one of always, first, never")
         scheme = value  # type: ignore[assignment]
     add_prefix_space = node.field("add_prefix_space", required=False)
     if not add_prefix_space.is_null and add_prefix_space.bool_() is False and scheme != "never":
@@ -101,6 +102,6 @@ def pre_tokenizer_from_json(node: Node) -> PreTokenizer | None:
         return PreTokenizerSequence(tuple(children))
     node.fail(
         "unsupported-component",
-        f"pre-tokenizer type {kind!r} is not reproduced (supported: {', '.join(SUPPORTED)})",
+        f"pre-tokenizer type {excerpt(kind)} is not reproduced (supported: {', '.join(SUPPORTED)})",
         "type",
     )

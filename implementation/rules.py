@@ -8,10 +8,21 @@ from __future__ import annotations
 LOAD_RULES: dict[str, str] = {
     # Shape of the document.
     "malformed-json": "The source is not valid JSON text (or not a JSON object at the top).",
+    "file-not-found": "The source is a path that names no file (missing, a path component "
+    "that is not a folder, a name too long or holding NUL); the message gives the OS reason.",
+    "file-unreadable": "The source is a path to something that cannot be read as a UTF-8 "
+    "file: a folder, a device or pipe, permission denied, bytes that are not UTF-8...",
+    "nesting-too-deep": "Arrays and objects nest more than 127 levels (the root object is "
+    "level 1), or a mapping holds itself; upstream's serde_json refuses level 128 "
+    "('recursion limit exceeded').",
     "invalid-type": "A field has the wrong JSON type (e.g. a list where an object is required).",
     "missing-field": "A required field is absent.",
     "invalid-value": "A field has a value outside what upstream accepts (bad version, bad id...).",
     "unsupported-component": "A component type this reference does not reproduce; refused by name.",
+    "regex-backtracking": "A Replace Regex on which Python's re could backtrack without bound "
+    "(two ways of reading the same text meet again before the end of the pattern: nested or "
+    "overlapping repetition), or too large to analyse; upstream loads it and panics "
+    "(Oniguruma retry-limit-in-match) on long enough inputs.",
     # BPE model.
     "merge-malformed": "A merge entry is not a pair of strings nor a legacy 'a b' string.",
     "merge-out-of-vocabulary": "A merge part, or the merged result, is not in the vocabulary.",

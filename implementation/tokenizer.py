@@ -2,13 +2,21 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from .added_vocabulary import AddedVocabulary
 from .alignment import NormalizedText
+from .arguments import (
+    require_bool,
+    require_id,
+    require_ids,
+    require_optional_str,
+    require_str,
+)
 from .encoding import EncodedSequence, EncodedToken
-from .errors import DecodeError, EncodeError
+from .errors import DecodeError, EncodeError, excerpt
 
 if TYPE_CHECKING:
     from .bpe import BpeModel
@@ -51,13 +59,19 @@ class Tokenizer:
 
     # -- public API ---------------------------------------------------------------------
     def encode(self, text: str, add_special_tokens: bool = True) -> list[int]:
+        require_str(text, "encode", "text")
+        require_bool(add_special_tokens, "encode", "add_special_tokens")
         return self.encode_with_spans(text, add_special_tokens=add_special_tokens).input_ids
 
     def encode_with_spans(
         self, text: str, add_special_tokens: bool = True, *, pair: str | None = None
     ) -> EncodedSequence:
         """Encode ``text`` (and optionally a ``pair`` second sequence, whose spans are
-        offsets into ``pair``). Raises ``EncodeError`` where the tokenizer cannot encode."""
+        offsets into ``pair``). Raises ``EncodeError`` where the tokenizer cannot encode,
+        ``TypeError`` for a text or pair that is not a str."""
+        require_str(text, "encode_with_spans", "text")
+        require_bool(add_special_tokens, "encode_with_spans", "add_special_tokens")
+        require_optional_str(pair, "encode_with_spans", "pair")
         _check_unicode(text, "text")
         first = self._encode_sequence(text, 0)
         second = None
@@ -71,16 +85,21 @@ class Tokenizer:
             type_ids = [0] * len(first) + [1] * len(second or [])
         return EncodedSequence.of(tokens, type_ids)
 
-    def decode(self, ids: list[int], skip_special_tokens: bool = True) -> str:
+    def decode(self, ids: Sequence[int], skip_special_tokens: bool = True) -> str:
+        """Ids back to text. ``ids`` is a sequence of int (``TypeError`` otherwise, bool and
+        float included); an id naming no token is ``DecodeError`` in strict mode and
+        dropped in lenient mode, as upstream drops it."""
+        require_ids(ids, "decode")
+        require_bool(skip_special_tokens, "decode", "skip_special_tokens")
         pieces: list[str] = []
         for position, token_id in enumerate(ids):
-            token = self.id_to_token(token_id)
+            token = self._lookup(token_id)
             if token is None:
                 if self.strict:
                     raise DecodeError(
                         "decode-unknown-id",
                         f"ids[{position}]",
-                        f"id {token_id} names no token (upstream silently drops it)",
+                        f"id {excerpt(token_id)} names no token (upstream silently drops it)",
                     )
                 continue
             if skip_special_tokens and self.added.is_special(token):
@@ -91,10 +110,15 @@ class Tokenizer:
         return "".join(self.decoder.decode_chain(pieces))
 
     def token_to_id(self, token: str) -> int | None:
+        require_str(token, "token_to_id", "token")
         found = self.added.content_to_id.get(token)
         return found if found is not None else self.model.token_to_id(token)
 
     def id_to_token(self, token_id: int) -> str | None:
+        require_id(token_id, "id_to_token", "token_id")
+        return self._lookup(token_id)
+
+    def _lookup(self, token_id: int) -> str | None:
         found = self.added.id_to_token(token_id)
         return found if found is not None else self.model.id_to_token(token_id)
 

@@ -9,20 +9,20 @@ from the config key that references it (``$.general.tokenizer.model.vocab``).
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from ..errors import LoadError
+from ..errors import LoadError, excerpt
 from ..jsonfields import Node
 from ..loader import load_tokenizer
+from ..sources import check_source_type, read_document
 from ..tokenizer import Tokenizer
 from .morph import MorphBPE
 
-ConfigSource = str | bytes | os.PathLike[str] | Mapping[str, Any]
+ConfigSource = str | bytes | bytearray | memoryview | os.PathLike[str] | Mapping[str, Any]
 ModalityName = Literal["image", "video"]
 
 SCHEMA_PATH = Path(__file__).with_name("config.schema.json")
@@ -74,16 +74,20 @@ def parse_config(source: ConfigSource, *, base_dir: str | os.PathLike[str] | Non
     """Parse and validate a config given as a path, JSON text (str/bytes) or a dict.
 
     Relative paths inside the config are resolved against ``base_dir``, else the config
-    file's folder, else the current folder (for a dict or JSON text).
+    file's folder, else the current folder (for a dict or JSON text). A str source is a
+    path or a JSON text as for ``load_tokenizer`` (``implementation/sources.py``); a source
+    or ``base_dir`` of another type is a ``TypeError``.
     """
+    check_source_type(source, "parse_config")
+    check_base_dir(base_dir, "parse_config")
     data, origin, folder = _read_source(source)
     base = Path(base_dir) if base_dir is not None else folder
     root = Node(data, "$")
     _check_keys(root, _TOP_KEYS)
     version = root.field("version")
     if version.str_() != CONFIG_VERSION:
-        version.fail("invalid-value",
-                     f"unknown config version {version.value!r} (expected {CONFIG_VERSION!r})")
+        version.fail("invalid-value", f"unknown config version {excerpt(version.value)} "
+                     f"(expected {CONFIG_VERSION!r})")
     general = _general(root.field("general"), base)
     morph = _morph(root.field("morph"), base)
     specials = _specials(root.field("special_tokens"))
@@ -114,12 +118,12 @@ def _morph(node: Node, base: Path) -> MorphBPE:
     model_node = Node(value, ref.path)
     if isinstance(value, dict) and "model" in value and "vocab" not in value:
         model_node.fail("invalid-value",
-                        f"{str(path)!r} is a whole tokenizer.json; the morph model is its "
+                        f"{excerpt(str(path))} is a whole tokenizer.json; the morph model is its "
                         "'model' object alone")
     try:
         return MorphBPE.from_json(model_node)
     except LoadError as exc:
-        raise LoadError(exc.rule, exc.path, f"in {str(path)!r}: {exc.message}") from exc
+        raise LoadError(exc.rule, exc.path, f"in {excerpt(str(path))}: {exc.message}") from exc
 
 
 def _specials(node: Node) -> SpecialTokens:
@@ -162,7 +166,7 @@ def _check_distinct(root: Node, specials: SpecialTokens, image: ModalityConfig |
         other = seen.setdefault(value, path)
         if other != path:
             raise LoadError("duplicate-surface-string", path,
-                            f"{value!r} is also {other}; every special string, placeholder "
+                            f"{excerpt(value)} is also {other}; every special string, placeholder "
                             "and patch token must be distinct")
 
 
@@ -171,7 +175,7 @@ def _check_keys(node: Node, allowed: tuple[str, ...]) -> None:
     for key in node.obj():
         if key not in allowed:
             node.fail("unknown-field",
-                      f"unknown key {key!r} (allowed: {', '.join(allowed)})", key)
+                      f"unknown key {excerpt(key)} (allowed: {', '.join(allowed)})", key)
 
 
 def _resolve(ref: Node, base: Path) -> Path:
@@ -185,37 +189,22 @@ def _rethrow(ref: Node, origin: str, load: Callable[[], Tokenizer]) -> Tokenizer
     except LoadError as exc:
         inner = exc.path[1:] if exc.path.startswith("$") else f".{exc.path}"
         raise LoadError(exc.rule, ref.path + inner,
-                        f"in {origin!r}: {exc.message}") from exc
+                        f"in {excerpt(origin)}: {exc.message}") from exc
     return tokenizer
 
 
+def check_base_dir(base_dir: object, function: str) -> None:
+    if base_dir is not None and not isinstance(base_dir, str | os.PathLike):
+        raise TypeError(f"{function}() argument 'base_dir' must be str, os.PathLike or None, "
+                        f"not {type(base_dir).__name__}")
+
+
 def _read_source(source: ConfigSource) -> tuple[Any, str, Path]:
-    if isinstance(source, Mapping):
-        return dict(source), "<dict>", Path.cwd()
-    if isinstance(source, bytes):
-        return _parse_text(source.decode("utf-8", errors="strict"), "<bytes>", "$"), \
-            "<bytes>", Path.cwd()
-    if isinstance(source, str) and source.lstrip().startswith("{"):
-        return _parse_text(source, "<text>", "$"), "<text>", Path.cwd()
-    path = Path(source)
-    return _parse_json_file(path, "$"), str(path), path.resolve().parent
+    document = read_document(source)
+    folder = document.file.resolve().parent if document.file is not None else Path.cwd()
+    return document.data, document.origin, folder
 
 
 def _parse_json_file(path: Path, json_path: str) -> Any:
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise LoadError("malformed-json", json_path, f"cannot read {str(path)!r}: {exc}") from exc
-    return _parse_text(text, str(path), json_path)
-
-
-def _parse_text(text: str, origin: str, json_path: str) -> Any:
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise LoadError("malformed-json", json_path,
-                        f"{origin} is not valid JSON: {exc.msg} at line {exc.lineno} "
-                        f"column {exc.colno}") from exc
-    except (ValueError, RecursionError) as exc:
-        raise LoadError("malformed-json", json_path, f"{origin} is not valid JSON: {exc}") \
-            from exc
+    """A JSON file the config references: always a path, errors at ``json_path``."""
+    return read_document(path, json_path).data

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from ..errors import EncodeError
+from ..errors import EncodeError, excerpt
 
 Modality = Literal["image", "video"]
 
@@ -26,7 +26,7 @@ class PlaceholderCountError(EncodeError):
         super().__init__(
             f"too-few-{argument}",
             argument,
-            f"the text has {placeholders} {placeholder!r} placeholder(s) but {argument}= "
+            f"the text has {placeholders} {excerpt(placeholder)} placeholder(s) but {argument}= "
             f"holds {items} item(s); every placeholder needs one",
         )
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from ..errors import EncodeError
+from ..errors import EncodeError, excerpt, excerpt_keys
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,9 +37,10 @@ VideoItem = Video | tuple[int, int] | Mapping[str, int]
 def _count(value: object, path: str, what: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
         raise EncodeError("invalid-multimodal-item", path,
-                          f"{what} must be an integer, got {value!r}")
+                          f"{what} must be an integer, got {excerpt(value)}")
     if value < 1:
-        raise EncodeError("invalid-multimodal-item", path, f"{what} must be >= 1, got {value}")
+        raise EncodeError("invalid-multimodal-item", path,
+                          f"{what} must be >= 1, got {excerpt(value)}")
     return value
 
 
@@ -54,7 +55,7 @@ def parse_images(items: Sequence[ImageItem] | None) -> list[Image]:
         elif isinstance(item, Mapping):
             if set(item) != {"patches"}:
                 raise EncodeError("invalid-multimodal-item", path,
-                                  f"expected {{'patches': N}}, got keys {sorted(item)}")
+                                  f"expected {{'patches': N}}, got keys {excerpt_keys(item)}")
             out.append(Image(_count(item["patches"], f"{path}.patches", "patches")))
         else:
             out.append(Image(_count(item, path, "an image's patch count")))
@@ -73,13 +74,14 @@ def parse_videos(items: Sequence[VideoItem] | None) -> list[Video]:
             if set(item) != {"frames", "patches_per_frame"}:
                 raise EncodeError("invalid-multimodal-item", path,
                                   "expected {'frames': F, 'patches_per_frame': P}, got keys "
-                                  f"{sorted(item)}")
+                                  f"{excerpt_keys(item)}")
             frames, per_frame = item["frames"], item["patches_per_frame"]
         elif isinstance(item, tuple) and len(item) == 2:
             frames, per_frame = item
         else:
             raise EncodeError("invalid-multimodal-item", path,
-                              f"expected a Video or (frames, patches_per_frame), got {item!r}")
+                              "expected a Video or (frames, patches_per_frame), got "
+                              f"{excerpt(item)}")
         out.append(Video(_count(frames, f"{path}.frames", "frames"),
                          _count(per_frame, f"{path}.patches_per_frame", "patches_per_frame")))
     return out
