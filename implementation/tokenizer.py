@@ -125,11 +125,13 @@ class Tokenizer:
     def pre_tokenize(self, text: str) -> list[tuple[str, tuple[int, int]]]:
         """The words the model sees: each normalized word with its original span
         (added tokens left out), like upstream's ``pre_tokenize_str`` after normalization."""
+        require_str(text, "pre_tokenize", "text")
         return [(p.text.text, p.text.original_span(0, len(p.text)))
                 for p in self._pre_tokenized(text) if p.text is not None]
 
     def is_special(self, token: str) -> bool:
         """True for the content of a special added token (what decode skips)."""
+        require_str(token, "is_special", "token")
         return self.added.is_special(token)
 
     def vocab_size(self) -> int:

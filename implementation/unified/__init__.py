@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 
+from ..sources import check_source_type
 from .config import (
     CONFIG_VERSION,
     SCHEMA_PATH,
@@ -19,6 +20,7 @@ from .config import (
     DualTrackConfig,
     ModalityConfig,
     SpecialTokens,
+    check_base_dir,
     parse_config,
 )
 from .errors import PlaceholderCountError
@@ -42,8 +44,11 @@ def load_dual_track(source: ConfigSource, *,
                     base_dir: str | os.PathLike[str] | None = None) -> DualTrackTokenizer:
     """A ``DualTrackTokenizer`` from a config path, JSON text or dict.
 
-    Raises ``implementation.LoadError(rule, path, message)`` naming the JSON path.
+    Raises ``implementation.LoadError(rule, path, message)`` naming the JSON path, and
+    ``TypeError`` for a source or ``base_dir`` of another type.
     """
+    check_source_type(source, "load_dual_track")
+    check_base_dir(base_dir, "load_dual_track")
     return DualTrackTokenizer.from_config(source, base_dir=base_dir)
 
 

@@ -11,8 +11,16 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal, TypeVar
 
+from ..arguments import (
+    require_bool,
+    require_id,
+    require_ids,
+    require_optional_sequence,
+    require_sequence,
+    require_str,
+)
 from ..encoding import NO_SPAN, EncodedSequence, EncodedToken, Track
-from ..errors import DecodeError, EncodeError
+from ..errors import DecodeError, EncodeError, excerpt
 from ..tokenizer import Tokenizer
 from .config import ConfigSource, DualTrackConfig, ModalityConfig, parse_config
 from .errors import PlaceholderCountError
@@ -74,6 +82,7 @@ class DualTrackTokenizer:
     def segments(self, text: str) -> list[Segment]:
         """The input cut into tracks: special strings and placeholders (leftmost, longest
         first), then, between them, Mongolian runs (morph) and everything else (general)."""
+        require_str(text, "segments", "text")
         out: list[Segment] = []
         position = 0
         for match in self._surface_pattern.finditer(text):
@@ -98,6 +107,7 @@ class DualTrackTokenizer:
     def encode(self, text: str, images: Sequence[ImageItem] | None = None,
                videos: Sequence[VideoItem] | None = None,
                add_special_tokens: bool = True) -> list[int]:
+        _check_encode_arguments("encode", text, images, videos, add_special_tokens)
         return self.encode_with_spans(text, images, videos, add_special_tokens).input_ids
 
     def encode_with_spans(self, text: str, images: Sequence[ImageItem] | None = None,
@@ -107,8 +117,10 @@ class DualTrackTokenizer:
 
         Raises ``PlaceholderCountError`` when the text has more placeholders than items,
         ``EncodeError`` for an invalid item or an unconfigured modality (and whatever the
-        general tokenizer raises for its segments).
+        general tokenizer raises for its segments); ``TypeError`` for a text that is not a
+        str, or ``images``/``videos`` that are not a sequence (nor None).
         """
+        _check_encode_arguments("encode_with_spans", text, images, videos, add_special_tokens)
         return EncodedSequence.of(self._encode_tokens(text, images, videos, add_special_tokens))
 
     def encode_batch_with_spans(
@@ -124,6 +136,17 @@ class DualTrackTokenizer:
         """Encode each text (with ``images[i]``/``videos[i]``), padded with PAD to the
         longest sequence (or to ``length``). Pads are ``track="pad"`` at ``-1, -1`` with
         ``attention_mask`` 0, on the right (default) or the left."""
+        function = "encode_batch_with_spans"
+        for i, text in enumerate(require_sequence(texts, function, "texts",
+                                                  "a sequence of str")):
+            require_str(text, function, f"texts[{i}]")
+        for name, per in (("images", images), ("videos", videos)):
+            for i, items in enumerate(require_optional_sequence(per, function, name,
+                                                                "a sequence") or ()):
+                require_optional_sequence(items, function, f"{name}[{i}]", "a sequence")
+        require_bool(add_special_tokens, function, "add_special_tokens")
+        if length is not None:
+            require_id(length, function, "length")
         per_images = _per_text(images, len(texts), "images")
         per_videos = _per_text(videos, len(texts), "videos")
         rows = [self._encode_tokens(t, per_images[i], per_videos[i], add_special_tokens)
@@ -132,7 +155,8 @@ class DualTrackTokenizer:
         target = longest if length is None else length
         if target < longest:
             raise EncodeError("invalid-batch", "length",
-                              f"length {target} is below the longest sequence ({longest})")
+                              f"length {excerpt(target)} is below the longest sequence "
+                              f"({longest})")
         pad = EncodedToken(self.pad_id, self.config.specials.pad, NO_SPAN, NO_SPAN, "pad")
         out: list[EncodedSequence] = []
         for row in rows:
@@ -144,6 +168,7 @@ class DualTrackTokenizer:
         """``text`` encoded by one track alone (the round-trip rule's re-encoding): the
         general tokenizer without specials, MorphBPE over the whole string, a placeholder
         given one item of one patch, a special string, or nothing for ``pad``."""
+        require_str(text, "encode_on_track", "text")
         if track in ("bpe", "added"):
             return self._general_tokens(text, 0, len(text), 0)[0]
         if track == "morph":
@@ -261,9 +286,11 @@ class DualTrackTokenizer:
         return self.id_space.size
 
     def track_of_id(self, token_id: int) -> Part | None:
+        require_id(token_id, "track_of_id", "token_id")
         return self.id_space.part_of(token_id)
 
     def id_to_token(self, token_id: int) -> str | None:
+        require_id(token_id, "id_to_token", "token_id")
         part = self.id_space.part_of(token_id)
         if part == "general":
             return self.general.id_to_token(token_id)
@@ -280,6 +307,7 @@ class DualTrackTokenizer:
     def token_to_id(self, token: str) -> int | None:
         """The id of a token string; where two parts spell one string, the first of:
         specials, patch tokens, general, morph."""
+        require_str(token, "token_to_id", "token")
         if token in self._special_ids:
             return self._special_ids[token]
         if self.config.image is not None and token == self.config.image.patch_token:
@@ -300,8 +328,11 @@ class DualTrackTokenizer:
         byte pieces resolved and concatenated; specials -> their strings; patch tokens ->
         the patch token string once per id. With ``skip_special_tokens`` (the default),
         specials, patch tokens and the general tokenizer's own special added tokens are
-        dropped. Refuses (``DecodeError``) an id naming no token.
+        dropped. Refuses (``DecodeError``) an id naming no token; ``TypeError`` for ids
+        that are not a sequence of int (bool and float included).
         """
+        require_ids(ids, "decode")
+        require_bool(skip_special_tokens, "decode", "skip_special_tokens")
         pieces: list[str] = []
         run: list[int] = []
         run_part: Part | None = None
@@ -309,7 +340,7 @@ class DualTrackTokenizer:
             part = self.id_space.part_of(token_id)
             if part is None or self.id_to_token(token_id) is None:
                 raise DecodeError("decode-unknown-id", f"ids[{position}]",
-                                  f"id {token_id} names no token of the unified id space "
+                                  f"id {excerpt(token_id)} names no token of the unified id space "
                                   f"(size {self.id_space.size})")
             if part != run_part and run:
                 pieces.append(self._decode_run(run_part, run, skip_special_tokens))
@@ -330,6 +361,14 @@ class DualTrackTokenizer:
         if skip:
             return ""
         return "".join(self.id_to_token(i) or "" for i in run)
+
+
+def _check_encode_arguments(function: str, text: object, images: object, videos: object,
+                            add_special_tokens: object) -> None:
+    require_str(text, function, "text")
+    require_optional_sequence(images, function, "images", "a sequence of image items")
+    require_optional_sequence(videos, function, "videos", "a sequence of video items")
+    require_bool(add_special_tokens, function, "add_special_tokens")
 
 
 def _general_size(general: Tokenizer) -> int:
