@@ -8,6 +8,7 @@ import unicodedata
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
+from .errors import LoadError, excerpt
 from .jsonfields import Node
 from .patterns import WHITE_SPACE
 
@@ -81,7 +82,8 @@ class AddedVocabulary:
         self.special_contents: set[str] = set()
         self.normalized_form: dict[int, str] = {}
         next_id = model_vocab_size
-        for token in tokens:
+        entry_of: dict[int, int] = {}  # id -> index of its (last) entry in added_tokens
+        for index, token in enumerate(tokens):
             if not token.content:
                 continue
             if token.content in self.content_to_id:
@@ -102,12 +104,20 @@ class AddedVocabulary:
             if token.special:
                 self.special_contents.add(token.content)
             self.id_to_added[new_id] = token
+            entry_of[new_id] = index
         # The two matchers: pattern -> id, for raw and for normalized tokens.
         self._raw: dict[str, int] = {}
         self._normalized: dict[str, int] = {}
         for token_id, token in self.id_to_added.items():
             if token.normalized:
-                self._normalized[self.normalized_form.get(token_id, token.content)] = token_id
+                form = self.normalized_form.get(token_id, token.content)
+                if not form:
+                    raise LoadError(
+                        "invalid-value", f"$.added_tokens[{entry_of[token_id]}].content",
+                        f"added token {excerpt(token.content)} is normalized to the empty "
+                        "string, which matches nowhere (upstream refuses to load: "
+                        "InvalidArgumentError: pattern.len() must be >= 1)")
+                self._normalized[form] = token_id
             else:
                 self._raw[token.content] = token_id
         self._raw_lengths = sorted({len(p) for p in self._raw}, reverse=True)

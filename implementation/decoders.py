@@ -26,7 +26,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Protocol
 
-from .errors import excerpt
+from .errors import clip, excerpt
 from .jsonfields import Node
 from .patterns import ReplacePattern, parse_replace_pattern
 from .pre_tokenizers import PrependScheme, metaspace_from_json
@@ -278,7 +278,7 @@ def _parse_usize(node: Node) -> int:
     value = node.usize()
     if value >= _USIZE_LIMIT:
         node.fail("invalid-value",
-                  f"integer {excerpt(value)} does not fit an unsigned 64-bit integer")
+                  f"{excerpt(value)} does not fit an unsigned 64-bit integer")
     return value
 
 
@@ -325,8 +325,11 @@ _ACCEPTED_SHAPES = (
 )
 
 
-def _describe(tags: list[str]) -> str:
-    return "[" + ", ".join(tags) + "]"
+def _describe(tags: list[str], limit: int = 6) -> str:
+    shown = [clip(tag, 24) for tag in tags[:limit]]
+    if len(tags) > limit:
+        shown.append(f"… ({len(tags)} steps)")
+    return "[" + ", ".join(shown) + "]"
 
 
 def check_byte_fallback_shape(node: Node) -> None:
@@ -344,19 +347,19 @@ def check_byte_fallback_shape(node: Node) -> None:
     if tag == "ByteFallback":
         return
     if tag != "Sequence":
-        node.fail("decoder-shape", f"found a bare {tag}; {_ACCEPTED_SHAPES}")
+        node.fail("decoder-shape", f"found a bare {clip(tag)}; {_ACCEPTED_SHAPES}")
     steps_node = node.field("decoders")
     steps = list(steps_node.elements())
     tags = [step.type_tag() for step in steps]
     found = f"found Sequence {_describe(tags)}"
     for i, (tag_found, expected) in enumerate(zip(tags, BYTE_FALLBACK_CHAIN, strict=False)):
         if tag_found != expected:
-            steps[i].fail("decoder-shape", f"{found}: step {i} is {tag_found} where "
+            steps[i].fail("decoder-shape", f"{found}: step {i} is {clip(tag_found, 24)} where "
                           f"{expected} is expected; {_ACCEPTED_SHAPES}")
     if len(tags) > len(BYTE_FALLBACK_CHAIN):
         extra = len(BYTE_FALLBACK_CHAIN)
-        steps[extra].fail("decoder-shape", f"{found}: step {extra} ({tags[extra]}) is one too "
-                          f"many; {_ACCEPTED_SHAPES}")
+        steps[extra].fail("decoder-shape", f"{found}: step {extra} ({clip(tags[extra], 24)}) "
+                          f"is one too many; {_ACCEPTED_SHAPES}")
     if len(tags) < len(BYTE_FALLBACK_CHAIN):
         missing = _describe(list(BYTE_FALLBACK_CHAIN[len(tags):]))
         steps_node.fail("decoder-shape", f"{found}: missing {missing} at the end; "

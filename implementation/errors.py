@@ -21,8 +21,8 @@ def excerpt(value: object) -> str:
     A string of at most ``EXCERPT_CHARS`` characters is its ``repr``; a longer one (or one
     whose ``repr`` is long) is cut, with an ellipsis and its length:
     ``'aaaa…' (50000000 characters)``. Integers beyond 18 digits are described by their
-    size (``str()`` of a 5,000-digit integer raises ValueError); containers and other
-    objects by their type and length, never by their contents.
+    size, ``<16610-bit integer>`` (``str()`` of a 5,000-digit integer raises ValueError);
+    containers and other objects by their type and length, never by their contents.
     """
     if isinstance(value, str):
         return _quote(value)
@@ -43,12 +43,12 @@ def excerpt(value: object) -> str:
     return f"a {type(value).__name__}"
 
 
-def clip(text: str) -> str:
-    """``text`` itself (unquoted) when short, else its first ``EXCERPT_CHARS`` characters,
-    an ellipsis and the length: for messages that spell a value like upstream does."""
-    if len(text) <= EXCERPT_CHARS:
+def clip(text: str, limit: int = EXCERPT_CHARS) -> str:
+    """``text`` itself (unquoted) when short, else its first ``limit`` characters, an
+    ellipsis and the length: for messages that spell a value like upstream does."""
+    if len(text) <= limit:
         return text
-    return f"{text[:EXCERPT_CHARS]}… ({len(text)} characters)"
+    return f"{text[:limit]}… ({len(text)} characters)"
 
 
 def excerpt_keys(keys: Iterable[object], limit: int = 5) -> str:
@@ -84,8 +84,8 @@ def _quote(text: str) -> str:
 def _integer(value: int) -> str:
     if -(10**_INTEGER_DIGITS) < value < 10**_INTEGER_DIGITS:
         return str(value)
-    sign = "a negative" if value < 0 else "an"
-    return f"{sign} integer of {value.bit_length()} bits"
+    sign = "negative " if value < 0 else ""
+    return f"<{sign}{value.bit_length()}-bit integer>"
 
 
 class TokenizerError(Exception):

@@ -83,7 +83,7 @@ class Node:
         if isinstance(v, bool) or not isinstance(v, int):
             self.fail("invalid-type", f"expected an unsigned 32-bit integer, got {json_type(v)}")
         if not 0 <= v < 2**32:
-            self.fail("invalid-value", f"integer {excerpt(v)} is not an unsigned 32-bit integer")
+            self.fail("invalid-value", f"{excerpt(v)} is not an unsigned 32-bit integer")
         return v
 
     def usize(self) -> int:
@@ -91,7 +91,7 @@ class Node:
         if isinstance(v, bool) or not isinstance(v, int):
             self.fail("invalid-type", f"expected a non-negative integer, got {json_type(v)}")
         if v < 0:
-            self.fail("invalid-value", f"integer {excerpt(v)} is negative")
+            self.fail("invalid-value", f"{excerpt(v)} is negative: expected a non-negative integer")
         return v
 
     def number(self) -> float:

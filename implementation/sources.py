@@ -81,7 +81,7 @@ def read_document(source: Source, json_path: str = "$") -> Document:
     else:
         origin = _file_name(source)
         file = Path(origin)
-        data = _parse_bytes(_read_file(file, origin, json_path), excerpt(origin), json_path)
+        data = _parse_bytes(_read_file(origin, json_path), excerpt(origin), json_path)
     return Document(data, origin, file)
 
 
@@ -115,17 +115,17 @@ def _file_name(source: str | os.PathLike[str]) -> str:
 
 
 # -- reading files ------------------------------------------------------------------------
-def _read_file(file: Path, name: str, json_path: str) -> bytes:
+def _read_file(name: str, json_path: str) -> bytes:
     """The bytes of a regular file; ``file-not-found`` / ``file-unreadable`` with the OS's
     reason otherwise. A directory, device or pipe is never opened (a pipe would block)."""
     try:
-        mode = os.stat(file).st_mode
+        mode = os.stat(name).st_mode  # the name itself: Path("") would be "."
         if stat.S_ISDIR(mode):
             raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR))
         if not stat.S_ISREG(mode):
             raise LoadError("file-unreadable", json_path,
                             f"cannot read {excerpt(name)}: not a regular file")
-        with open(file, "rb") as handle:
+        with open(name, "rb") as handle:
             return handle.read()
     except ValueError as exc:  # NUL in the name, or a string no file name can encode
         raise LoadError("file-not-found", json_path,

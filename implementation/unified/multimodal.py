@@ -34,6 +34,11 @@ ImageItem = Image | int | Mapping[str, int]
 VideoItem = Video | tuple[int, int] | Mapping[str, int]
 
 
+#: Patch tokens one call may ask for, per item and over all items of images= (videos=):
+#: beyond, the request is refused rather than building a list that does not fit memory.
+MAX_PATCHES = 1_000_000
+
+
 def _count(value: object, path: str, what: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
         raise EncodeError("invalid-multimodal-item", path,
@@ -41,13 +46,24 @@ def _count(value: object, path: str, what: str) -> int:
     if value < 1:
         raise EncodeError("invalid-multimodal-item", path,
                           f"{what} must be >= 1, got {excerpt(value)}")
+    if value > MAX_PATCHES:
+        raise EncodeError("invalid-multimodal-item", path,
+                          f"{what} must be at most {MAX_PATCHES}, got {excerpt(value)}")
     return value
+
+
+def _check_total(patches: int, path: str, argument: str) -> None:
+    if patches > MAX_PATCHES:
+        raise EncodeError("invalid-multimodal-item", path,
+                          f"{argument}= asks for {patches} patch tokens in all (items up to "
+                          f"this one); at most {MAX_PATCHES}")
 
 
 def parse_images(items: Sequence[ImageItem] | None) -> list[Image]:
     if items is None:
         return []
     out: list[Image] = []
+    total = 0
     for i, item in enumerate(items):
         path = f"images[{i}]"
         if isinstance(item, Image):
@@ -59,6 +75,8 @@ def parse_images(items: Sequence[ImageItem] | None) -> list[Image]:
             out.append(Image(_count(item["patches"], f"{path}.patches", "patches")))
         else:
             out.append(Image(_count(item, path, "an image's patch count")))
+        total += out[-1].patches
+        _check_total(total, path, "images")
     return out
 
 
@@ -66,6 +84,7 @@ def parse_videos(items: Sequence[VideoItem] | None) -> list[Video]:
     if items is None:
         return []
     out: list[Video] = []
+    total = 0
     for i, item in enumerate(items):
         path = f"videos[{i}]"
         if isinstance(item, Video):
@@ -84,4 +103,6 @@ def parse_videos(items: Sequence[VideoItem] | None) -> list[Video]:
                               f"{excerpt(item)}")
         out.append(Video(_count(frames, f"{path}.frames", "frames"),
                          _count(per_frame, f"{path}.patches_per_frame", "patches_per_frame")))
+        total += out[-1].patches
+        _check_total(total, path, "videos")
     return out

@@ -25,7 +25,8 @@ UNIFIED_ENCODE_RULES: dict[str, str] = {
     "too-few-images": "The text has more image placeholders than images= has items.",
     "too-few-videos": "The text has more video placeholders than videos= has items.",
     "invalid-multimodal-item": "An item of images= or videos= does not say how many "
-    "patches (frames x patches per frame) it becomes, or says zero or fewer.",
+    "patches (frames x patches per frame) it becomes, says zero or fewer, or asks for more "
+    "than 1,000,000 patch tokens (alone or with the items before it).",
     "multimodal-not-configured": "images= or videos= is given but the config has no "
     "such modality.",
     "invalid-batch": "The per-text images=/videos= lists of a batch call do not match the "
