@@ -7,6 +7,8 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Literal
 
+from .errors import excerpt
+
 Track = Literal["bpe", "added", "special", "morph", "image", "video", "pad"]
 
 #: The span of a synthetic token (template BOS/EOS, padding, injected patches).
@@ -103,9 +105,9 @@ def contract_violations(seq: EncodedSequence, text: str) -> list[str]:
         if (tok.start, tok.end) == (NO_SPAN, NO_SPAN) and tok.track in ("image", "video"):
             continue
         if not 0 <= tok.start <= tok.end <= n:
-            problems.append(f"token {i} {tok.token!r}: span {tok.span} outside [0, {n}]")
+            problems.append(f"token {i} {excerpt(tok.token)}: span {tok.span} outside [0, {n}]")
         if tok.start < previous_start:
             problems.append(
-                f"token {i} {tok.token!r}: start {tok.start} < previous {previous_start}")
+                f"token {i} {excerpt(tok.token)}: start {tok.start} < previous {previous_start}")
         previous_start = max(previous_start, tok.start)
     return problems
