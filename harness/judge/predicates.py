@@ -147,6 +147,40 @@ def strict_unreproducible_regex(ctx: Context, div: Divergence) -> frozenset[int]
                 and ref.path.endswith(".Regex") and "Regex" in ctx.case.document_json())
 
 
+def strict_regex_backtracking(ctx: Context, div: Divergence) -> frozenset[int]:
+    """Refused in both modes by the reference's analysis of the Regex named by the
+    refusal's path (upstream loads it, and gives up at Oniguruma's retry limit with a panic
+    only on a long enough text)."""
+    ref = div.observation.reference
+    return _yes(_strict_load(div, "regex-backtracking") and isinstance(ref, Refused)
+                and ref.path.endswith(".Regex")
+                and isinstance(_at_path(ctx.document, ref.path), str))
+
+
+_PATH_STEP = re.compile(r"\.([A-Za-z_][A-Za-z0-9_]*)|\[([0-9]+)\]")
+
+
+def _at_path(document: Any, path: str) -> Any:
+    """The value a refusal's JSON path (``$.normalizer.normalizers[1].pattern.Regex``)
+    names in the document, or None."""
+    if not path.startswith("$"):
+        return None
+    node, position = document, 1
+    while position < len(path):
+        step = _PATH_STEP.match(path, position)
+        if step is None:
+            return None
+        key, index = step.groups()
+        if key is not None and isinstance(node, dict) and key in node:
+            node = node[key]
+        elif index is not None and isinstance(node, list) and int(index) < len(node):
+            node = node[int(index)]
+        else:
+            return None
+        position = step.end()
+    return node
+
+
 # -- upstream panics ----------------------------------------------------------------------
 def _is_panic(outcome: Outcome) -> bool:
     return isinstance(outcome, Crashed) and outcome.kind == "panic"
@@ -502,7 +536,8 @@ def _misorder(ref: Encoded, obs: Observation, unk: str, fuse: bool
 
 #: Predicates of the rules the reference keeps in both modes (see lenient_accounted_for).
 _BOTH_MODES: tuple[Predicate, ...] = (
-    strict_unreproducible_regex, strict_duplicate_id, strict_dropout_nondeterministic,
+    strict_unreproducible_regex, strict_regex_backtracking, strict_duplicate_id,
+    strict_dropout_nondeterministic,
 )
 
 REGISTRY: dict[str, Predicate] = {

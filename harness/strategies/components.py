@@ -28,8 +28,10 @@ def replace(pattern: str, content: str, *, regex: bool = False) -> JSON:
 
 
 #: Regex patterns Python's ``re`` and Oniguruma read the same way, then two they do not
-#: (the reference refuses those: docs/decisions/0009-regex-subset.md).
-REGEX_PATTERNS: Final = (" +", "[0-9]", "[0-9]+", " {2,}", "[ \t]", "a|b", "\\d", "\\w+")
+#: (the reference refuses those: docs/decisions/0009-regex-subset.md), then three Python's
+#: re could backtrack on without bound (refused too: docs/decisions/0017-regex-backtracking.md).
+REGEX_PATTERNS: Final = (" +", "[0-9]", "[0-9]+", " {2,}", "[ \t]", "a|b", "\\d", "\\w+",
+                         "(a+)+$", "( |  )+x", "(x*)*#")
 #: Replacement contents: the metaspace, deletion, a letter, two metaspaces, a multi-byte.
 REPLACE_CONTENTS: Final = (METASPACE, "", "X", METASPACE * 2, "é")
 
