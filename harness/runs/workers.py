@@ -27,7 +27,10 @@ from multiprocessing import get_context
 from types import TracebackType
 from typing import Any
 
+from ..core import interrupts
 from ..core.profiles import Profile
+from ..fixtures.real_models import build_fixture
+from . import real_models
 from .engine import Target
 from .generated import ENGINE, default_strategy
 from .real_models import FixtureRun
@@ -115,8 +118,6 @@ def _search(target: Target, profile: Profile, seed_value: int) -> Witness | None
 
 
 def _real_fixture(name: str, examples: int, seed_value: int) -> list[FixtureRun]:
-    from . import real_models
-
     return real_models.run(examples=examples, seed_value=seed_value, fixtures=(name,))
 
 
@@ -210,9 +211,6 @@ class Workers:
         return [_result(future) for future in futures]
 
     def real_models(self, examples: int, fixtures: tuple[str, ...]) -> list[FixtureRun]:
-        from ..fixtures.real_models import build_fixture
-        from . import real_models
-
         if self._pool is None:
             return real_models.run(examples=examples, seed_value=self.seed, fixtures=fixtures)
         for name in fixtures:  # built (or found cached) here, once, before any worker
@@ -261,8 +259,6 @@ class Workers:
 
 def _result(future: Future[Any]) -> Any:
     """A worker's result, waiting in short slices so a signal is handled at once."""
-    from ..core import interrupts
-
     while True:
         interrupts.check()
         with contextlib.suppress(TimeoutError):
