@@ -9,6 +9,7 @@ is what the offset contract wants anyway.
 
 from __future__ import annotations
 
+import operator
 from dataclasses import dataclass
 
 Span = tuple[int, int]
@@ -29,8 +30,9 @@ class NormalizedText:
 
     @classmethod
     def from_original(cls, text: str, start: int = 0) -> NormalizedText:
-        return cls(text, [(start + i, start + i + 1) for i in range(len(text))], start,
-                   start + len(text))
+        end = start + len(text)
+        aligned = list(zip(range(start, end), range(start + 1, end + 1), strict=True))
+        return cls(text, aligned, start, end)
 
     def __len__(self) -> int:
         return len(self.text)
@@ -45,6 +47,17 @@ class NormalizedText:
                 anchor = self.original_end
             return (anchor, anchor)
         return (self.alignments[start][0], self.alignments[end - 1][1])
+
+    def original_spans(
+        self, starts: list[int], ends: list[int]
+    ) -> tuple[list[int], list[int]]:
+        """``original_span`` of every ``(starts[i], ends[i])``, as a column of starts and
+        one of ends."""
+        aligned = self.alignments
+        if all(map(operator.lt, starts, ends)):  # no zero-width range: the direct lookup
+            return [aligned[s][0] for s in starts], [aligned[e - 1][1] for e in ends]
+        spans = [self.original_span(s, e) for s, e in zip(starts, ends, strict=True)]
+        return [s for s, _ in spans], [e for _, e in spans]
 
     def slice(self, start: int, end: int) -> NormalizedText:
         """A sub-piece, keeping alignments into the whole original input."""

@@ -191,6 +191,29 @@ class BpeModel:
             self._cache[word] = tuple(tokens)
         return tokens
 
+    def long_word_columns(
+        self, word: str
+    ) -> tuple[list[int], list[str], list[int], list[int]] | None:
+        """``tokenize(word)`` as columns (ids, values, starts, ends), without a token object
+        per token, for a word the cache never holds (``CACHE_MAX_WORD_BYTES`` or longer);
+        ``None`` for any other word, which ``tokenize`` handles.
+
+        A word that long goes through ``tokenize`` as: dropout, ``ignore_merges`` (a whole
+        word in the vocabulary), a cache lookup that always misses, merging, no caching.
+        Only the merging case is handled here; the others answer ``None``.
+        """
+        if self.dropout is not None or _cacheable(word):
+            return None
+        if self.ignore_merges and word in self._vocab:
+            return None
+        ids, starts, ends = self._word_symbols(word)
+        alive = _merge_all(ids, ends, self._merges)
+        if len(alive) != len(ids):
+            ids = [ids[i] for i in alive]
+            starts = [starts[i] for i in alive]
+            ends = [ends[i] for i in alive]
+        return ids, list(map(self._vocab_r.__getitem__, ids)), starts, ends
+
     def _merged_tokens(self, word: str) -> list[BpeToken]:
         ids, starts, ends = self._word_symbols(word)
         alive = _merge_all(ids, ends, self._merges)
@@ -205,18 +228,22 @@ class BpeModel:
 
     def _word_symbols(self, word: str) -> tuple[list[int], list[int], list[int]]:
         """Upstream ``merge_word`` before merging: (ids, starts, ends) of the initial symbols."""
-        ids: list[int] = []
-        starts: list[int] = []
-        ends: list[int] = []
         prefix = self.continuing_subword_prefix
         suffix = self.end_of_word_suffix
+        if prefix is None and suffix is None:
+            # The common case: every character is a vocabulary entry of its own.
+            try:
+                ids = list(map(self._vocab.__getitem__, word))
+            except KeyError:
+                pass
+            else:
+                return ids, list(range(len(word))), list(range(1, len(word) + 1))
+        ids = []
+        starts: list[int] = []
+        ends: list[int] = []
+        vocab_get = self._vocab.get
         last = len(word) - 1
         pending: list[int] | None = None  # [unk id, start, end] of the unknown not yet pushed
-
-        def push(token_id: int, start: int, end: int) -> None:
-            ids.append(token_id)
-            starts.append(start)
-            ends.append(end)
 
         for k, ch in enumerate(word):
             s = ch
@@ -224,19 +251,30 @@ class BpeModel:
                 s = prefix + s
             if k == last and suffix is not None:
                 s = s + suffix
-            pieces = self._resolve(s)
+            token_id = vocab_get(s)
+            pieces = [token_id] if token_id is not None else self._fallback_pieces(s)
             if pieces is not None:
                 if pending is not None:  # flushed first, before byte pieces too (our fix)
-                    push(*pending)
+                    ids.append(pending[0])
+                    starts.append(pending[1])
+                    ends.append(pending[2])
                     pending = None
-                for piece_id in pieces:
-                    push(piece_id, k, k + 1)
+                if len(pieces) == 1:
+                    ids.append(pieces[0])
+                    starts.append(k)
+                    ends.append(k + 1)
+                else:
+                    ids.extend(pieces)
+                    starts.extend([k] * len(pieces))
+                    ends.extend([k + 1] * len(pieces))
             elif self.unk_token is not None:
                 if pending is not None and self.fuse_unk:
                     pending[2] = k + 1
                 else:
                     if pending is not None:
-                        push(*pending)
+                        ids.append(pending[0])
+                        starts.append(pending[1])
+                        ends.append(pending[2])
                     pending = [self._unk_id(), k, k + 1]
             elif self._strict:
                 raise EncodeError(
@@ -247,23 +285,26 @@ class BpeModel:
                 )
             # else: lenient mode drops the character like upstream; it keeps its coordinates.
         if pending is not None:
-            push(*pending)
+            ids.append(pending[0])
+            starts.append(pending[1])
+            ends.append(pending[2])
         return ids, starts, ends
+
+    def _fallback_pieces(self, symbol: str) -> list[int] | None:
+        """The byte pieces of a symbol missing from the vocabulary, when byte fallback
+        covers ALL its bytes; else None."""
+        if not self.byte_fallback:
+            return None
+        byte_ids = self._byte_ids
+        pieces = [byte_ids[byte] for byte in symbol.encode()]
+        return None if None in pieces else pieces  # type: ignore[return-value]
 
     def _resolve(self, symbol: str) -> list[int] | None:
         """The symbol's id, else its byte pieces when byte fallback covers ALL its bytes."""
         token_id = self._vocab.get(symbol)
         if token_id is not None:
             return [token_id]
-        if not self.byte_fallback:
-            return None
-        pieces: list[int] = []
-        for byte in symbol.encode():
-            piece_id = self._byte_ids[byte]
-            if piece_id is None:
-                return None
-            pieces.append(piece_id)
-        return pieces
+        return self._fallback_pieces(symbol)
 
     def _unk_id(self) -> int:
         assert self.unk_token is not None
@@ -298,9 +339,10 @@ def _merge_all(ids: list[int], ends: list[int], merges: dict[int, tuple[int, int
     n log n (its entries stop fitting in the caches); this stays close to linear.
     """
     n = len(ids)
+    # nxt[i]: the next live symbol (-1: none); -2 once symbol i is consumed by its left
+    # neighbour, so one test (nxt[pos] < 0) skips both a consumed and a last symbol.
     nxt = [*range(1, n), -1]
     prv = list(range(-1, n - 1))
-    alive = [True] * n
     get = merges.get  # keys: _pair_key(left, right), inlined below as (left << 32) | right
     queued: dict[int, list[int]] = {}
     made: dict[int, int] = {}
@@ -323,10 +365,8 @@ def _merge_all(ids: list[int], ends: list[int], merges: dict[int, tuple[int, int
         if not positions:
             pop(ranks)
             del queued[rank]
-        if not alive[pos]:
-            continue
         right = nxt[pos]
-        if right == -1:
+        if right < 0:
             continue
         new_id = made[rank]
         merge = get((ids[pos] << 32) | ids[right])
@@ -334,8 +374,8 @@ def _merge_all(ids: list[int], ends: list[int], merges: dict[int, tuple[int, int
             continue
         ids[pos] = new_id
         ends[pos] = ends[right]
-        alive[right] = False
         after = nxt[right]
+        nxt[right] = -2
         nxt[pos] = after
         # The two new pairs, inlined (this loop is the hot path of every long word).
         before = prv[pos]
@@ -360,7 +400,7 @@ def _merge_all(ids: list[int], ends: list[int], merges: dict[int, tuple[int, int
                     push(ranks, merge[0])
                 else:
                     push(positions, pos)
-    return [i for i in range(n) if alive[i]]
+    return [i for i in range(n) if nxt[i] != -2]
 
 
 # -- loading helpers ----------------------------------------------------------------

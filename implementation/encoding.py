@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections import deque
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from itertools import repeat
 from types import MappingProxyType
 from typing import Literal
 
@@ -85,6 +87,36 @@ class EncodedSequence:
             special_tokens_mask=tuple(1 if t.track == "special" else 0 for t in tokens),
             type_ids=tuple(type_ids if type_ids is not None else [0] * len(tokens)),
         )
+
+
+_new = object.__new__
+_set_id, _set_token, _set_start, _set_end, _set_track, _set_metadata = (
+    EncodedToken.__dict__[name].__set__  # the slots' member descriptors
+    for name in ("id", "token", "start", "end", "track", "metadata")
+)
+
+
+def model_tokens(
+    ids: Sequence[int],
+    values: Sequence[str],
+    starts: Sequence[int],
+    ends: Sequence[int],
+    metadata: Mapping[str, int],
+) -> list[EncodedToken]:
+    """``[EncodedToken(i, v, s, e, "bpe", metadata) for i, v, s, e in zip(...)]``: the same
+    tokens, built column by column without the frozen dataclass' ``__init__`` (which sets
+    each field through ``object.__setattr__``, the main cost of a long word's tokens)."""
+    if not len(ids) == len(values) == len(starts) == len(ends):
+        raise ValueError("model_tokens: columns of different lengths")
+    tokens: list[EncodedToken] = list(map(_new, repeat(EncodedToken, len(ids))))
+    drain = deque[None](maxlen=0).extend
+    drain(map(_set_id, tokens, ids))
+    drain(map(_set_token, tokens, values))
+    drain(map(_set_start, tokens, starts))
+    drain(map(_set_end, tokens, ends))
+    drain(map(_set_track, tokens, repeat("bpe")))
+    drain(map(_set_metadata, tokens, repeat(metadata)))
+    return tokens
 
 
 def contract_violations(seq: EncodedSequence, text: str) -> list[str]:

@@ -15,7 +15,7 @@ from .arguments import (
     require_optional_str,
     require_str,
 )
-from .encoding import EncodedSequence, EncodedToken
+from .encoding import EncodedSequence, EncodedToken, model_tokens
 from .errors import DecodeError, EncodeError, excerpt
 
 if TYPE_CHECKING:
@@ -153,9 +153,14 @@ class Tokenizer:
             word = piece.text
             metadata = {"word": word_index, "sequence": sequence}
             word_index += 1
-            for t in self.model.tokenize(word.text):
-                start, end = word.original_span(t.start, t.end)
-                out.append(EncodedToken(t.id, t.value, start, end, "bpe", metadata))
+            columns = self.model.long_word_columns(word.text)
+            if columns is None:
+                tokens = self.model.tokenize(word.text)
+                columns = ([t.id for t in tokens], [t.value for t in tokens],
+                           [t.start for t in tokens], [t.end for t in tokens])
+            ids, values, starts, ends = columns
+            starts, ends = word.original_spans(starts, ends)
+            out.extend(model_tokens(ids, values, starts, ends, metadata))
         return out
 
     def _pre_tokenized(self, text: str) -> list[_Piece]:
