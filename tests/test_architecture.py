@@ -20,6 +20,7 @@ HARNESS = Path(__file__).resolve().parent.parent / "harness"
 #: package (or top-level module) of harness/ -> its rank. Lower ranks never import higher.
 LAYERS: dict[str, int] = {
     "core": 0,
+    "expectations": 0,
     "documents": 1,
     "subjects": 1,
     "strategies": 2,

@@ -9,7 +9,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-CrashKind = Literal["panic", "exception", "timeout"]
+#: ``panic``: a Rust panic; ``exception``: an unexpected exception; ``timeout``: no answer
+#: in time; ``died``: an out-of-process subject exited; ``protocol``: it answered with
+#: something that is not a protocol line.
+CrashKind = Literal["panic", "exception", "timeout", "died", "protocol"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,6 +65,18 @@ class Loaded:
 
 
 Outcome = Refused | Crashed | Encoded | Decoded | Loaded
+
+
+def outcome_kind(outcome: object) -> str:
+    """The kind of an outcome, as failure signatures name it: ``encoded``, ``decoded``,
+    ``loaded``, ``refused[rule]`` (a short rule) or ``refused``, ``crashed[kind]``."""
+    rule = getattr(outcome, "rule", None)
+    kind = type(outcome).__name__.lower()
+    if kind == "refused" and isinstance(rule, str) and rule and len(rule) < 40:
+        return f"refused[{rule}]"
+    if kind == "crashed":
+        return f"crashed[{getattr(outcome, 'kind', '?')}]"
+    return kind
 
 
 def outcome_to_json(outcome: Outcome, *, masks: bool = True) -> dict[str, Any]:

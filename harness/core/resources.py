@@ -12,6 +12,7 @@ written here: they go where the command line says, relative to the working direc
 from __future__ import annotations
 
 import importlib.resources
+import os
 from pathlib import Path
 from typing import Final, Literal
 
@@ -54,3 +55,13 @@ def repository_path(kind: DataKind, name: str = "") -> str:
     """How a report names a data file: its path inside the repository."""
     folder, _ = _LOCATIONS[kind]
     return f"{folder}/{name}" if name else folder
+
+
+#: The build folder (relative to the working directory: the repository root under nox),
+#: where fixtures and third-party subjects are built on first use;
+#: ``TOKENIZER_CONFORMANCE_BUILD`` moves it.
+BUILD_VARIABLE: Final = "TOKENIZER_CONFORMANCE_BUILD"
+
+
+def build_dir() -> Path:
+    return Path(os.environ.get(BUILD_VARIABLE) or ".build")

@@ -9,13 +9,26 @@ from __future__ import annotations
 
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
 from ..core.case import Case
 from ..core.observation import Observation
 from ..core.outcome import Encoded
 from .compare import Divergence, judge_tiers
-from .predicates import ALL, Context
-from .registry import DivergenceClass, load_registry
+from .predicates import ALL, Context, Predicate
+from .registry import load_registry
+
+
+class Explainer(Protocol):
+    """What classifies a divergence: a registry class of ours, or an expectation of a
+    third-party subject (``harness.judge.expectations``)."""
+
+    @property
+    def id(self) -> str: ...
+    @property
+    def explains(self) -> tuple[str, ...]: ...
+    @property
+    def predicate(self) -> Predicate: ...
 
 
 @dataclass(frozen=True)
@@ -44,8 +57,10 @@ class Judgement:
 
 
 def judge(case: Case, observations: Sequence[Observation],
-          capabilities: Collection[str] | None = None) -> Judgement:
-    """Compare every observation and classify every divergence."""
+          capabilities: Collection[str] | None = None,
+          classes: Sequence[Explainer] | None = None) -> Judgement:
+    """Compare every observation and classify every divergence (by ``classes``: the
+    registry of our intended divergences unless given)."""
     divergences: list[Divergence] = []
     skipped: list[tuple[str, str]] = []
     for obs in observations:
@@ -53,19 +68,19 @@ def judge(case: Case, observations: Sequence[Observation],
         skipped.extend((obs.operation, tier) for tier in comparison.skipped)
         if comparison.divergence is not None:
             divergences.append(comparison.divergence)
-    verdicts = classify(case, divergences) if divergences else []
+    verdicts = classify(case, divergences, classes) if divergences else []
     return Judgement(verdicts, skipped)
 
 
 def classify(case: Case, divergences: list[Divergence],
-             registry: tuple[DivergenceClass, ...] | None = None) -> list[Verdict]:
+             registry: Sequence[Explainer] | None = None) -> list[Verdict]:
     classes = registry if registry is not None else load_registry()
     ctx = Context(case)
     return [_classify_one(ctx, div, classes) for div in divergences]
 
 
 def _classify_one(ctx: Context, div: Divergence,
-                  classes: tuple[DivergenceClass, ...]) -> Verdict:
+                  classes: Sequence[Explainer]) -> Verdict:
     candidates = [c for c in classes if div.tier in c.explains]
     if div.tier == "spans":
         return _classify_positions(ctx, div, candidates)
@@ -76,7 +91,7 @@ def _classify_one(ctx: Context, div: Divergence,
 
 
 def _classify_positions(ctx: Context, div: Divergence,
-                        candidates: list[DivergenceClass]) -> Verdict:
+                        candidates: list[Explainer]) -> Verdict:
     ref, up = div.observation.reference, div.observation.upstream
     assert isinstance(ref, Encoded) and isinstance(up, Encoded)
     differing = {i for i, (a, b) in enumerate(zip(ref.spans, up.spans, strict=True)) if a != b}

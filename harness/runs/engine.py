@@ -30,7 +30,7 @@ from ..core import interrupts
 from ..core.case import Case
 from ..core.observation import Observation
 from ..core.profiles import Profile
-from ..judge.classify import Judgement, Verdict, judge
+from ..judge.classify import Explainer, Judgement, Verdict, judge
 from ..subjects.protocol import ALL_CAPABILITIES
 from .tally import Tally, Witness, case_size, failure_signature
 
@@ -52,10 +52,12 @@ class Engine:
     size: Callable[[Case], int] = case_size
     rules: Callable[[Case, Observation], Iterable[str]] | None = None
     fixture: str | None = None
+    #: What explains divergences: our registry (None) or a subject's expectations.
+    classes: Sequence[Explainer] | None = None
 
     def evaluate(self, case: Case) -> tuple[list[Observation], Judgement]:
         observations = self.observe(case)
-        return observations, judge(case, observations, self.capabilities)
+        return observations, judge(case, observations, self.capabilities, self.classes)
 
     def record(self, tally: Tally, case: Case) -> Judgement:
         """Evaluate one case into ``tally``. A bug of the harness (an exception out of a

@@ -11,6 +11,7 @@ is still compared. Nothing is judged here.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
@@ -100,4 +101,22 @@ def observe_case(case: Case, theirs: Subject[Any],
                                                Side(theirs, their_handle)))
         if ours.strict and (both_loaded or failed(their_handle)):
             break  # the lenient track only runs where a strict refusal hid something
+    return observations
+
+
+def observe_subject_case(case: Case, ours: Subject[Any], theirs: Subject[Any]
+                         ) -> list[Observation]:
+    """A generated case through a third-party subject and upstream: load on both sides,
+    then every input (pairs only if the subject has the ``pairs`` capability). One track:
+    the strict/lenient split is our reference's own."""
+    document = case.document_json()
+    their_handle = theirs.load(document)
+    our_handle = ours.load(document)
+    observations = [Observation("strict", "load", None, (), load_outcome(our_handle),
+                                load_outcome(their_handle))]
+    if not failed(our_handle) and not failed(their_handle):
+        if "pairs" not in ours.capabilities:
+            case = dataclasses.replace(case, pairs=())
+        observations.extend(observe_inputs(case, "strict", Side(ours, our_handle),
+                                           Side(theirs, their_handle)))
     return observations

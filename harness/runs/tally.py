@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 from ..core.case import Case
 from ..core.observation import Observation
+from ..core.outcome import outcome_kind
 from ..judge.classify import Judgement, Verdict
 from ..judge.compare import Divergence
 
@@ -21,16 +22,6 @@ def failure_signature(div: Divergence) -> str:
     obs = div.observation
     return (f"{obs.track}/{obs.operation}/{div.tier}: reference "
             f"{outcome_kind(obs.reference)} vs upstream {outcome_kind(obs.upstream)}")
-
-
-def outcome_kind(outcome: object) -> str:
-    rule = getattr(outcome, "rule", None)
-    kind = type(outcome).__name__.lower()
-    if kind == "refused" and isinstance(rule, str) and rule and len(rule) < 40:
-        return f"refused[{rule}]"
-    if kind == "crashed":
-        return f"crashed[{getattr(outcome, 'kind', '?')}]"
-    return kind
 
 
 def case_size(case: Case) -> int:
