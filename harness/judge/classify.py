@@ -15,7 +15,7 @@ from ..core.case import Case
 from ..core.observation import Observation
 from ..core.outcome import Encoded
 from .compare import Divergence, judge_tiers
-from .predicates import ALL, Context, Predicate
+from .predicates import ALL, Context, Predicate, differing_positions
 from .registry import load_registry
 
 
@@ -52,8 +52,11 @@ class Judgement:
     skipped: list[tuple[str, str]]
 
     def diverged(self) -> dict[int, Verdict]:
-        """Verdict by ``id()`` of its observation."""
-        return {id(v.divergence.observation): v for v in self.verdicts}
+        """Verdict by ``id()`` of its observation: the first (lowest tier) of each."""
+        found: dict[int, Verdict] = {}
+        for verdict in self.verdicts:
+            found.setdefault(id(verdict.divergence.observation), verdict)
+        return found
 
 
 def judge(case: Case, observations: Sequence[Observation],
@@ -66,8 +69,7 @@ def judge(case: Case, observations: Sequence[Observation],
     for obs in observations:
         comparison = judge_tiers(obs, capabilities)
         skipped.extend((obs.operation, tier) for tier in comparison.skipped)
-        if comparison.divergence is not None:
-            divergences.append(comparison.divergence)
+        divergences.extend(comparison.divergences)
     verdicts = classify(case, divergences, classes) if divergences else []
     return Judgement(verdicts, skipped)
 
@@ -85,16 +87,23 @@ def _classify_one(ctx: Context, div: Divergence,
     if div.tier == "spans":
         return _classify_positions(ctx, div, candidates)
     for cls in candidates:
+        ctx.also = []
         if cls.predicate(ctx, div):
-            return Verdict(div, (cls.id,))
+            return Verdict(div, (cls.id, *_composed(ctx, classes)))
     return Verdict(div, ())
+
+
+def _composed(ctx: Context, classes: Sequence[Explainer]) -> tuple[str, ...]:
+    """The classes a predicate composed with (``Context.also``), by id."""
+    return tuple(c.id for c in classes
+                 if getattr(c.predicate, "__name__", None) in ctx.also)
 
 
 def _classify_positions(ctx: Context, div: Divergence,
                         candidates: list[Explainer]) -> Verdict:
     ref, up = div.observation.reference, div.observation.upstream
     assert isinstance(ref, Encoded) and isinstance(up, Encoded)
-    differing = {i for i, (a, b) in enumerate(zip(ref.spans, up.spans, strict=True)) if a != b}
+    differing = differing_positions(ref.spans, up.spans)
     explained: set[int] = set()
     used: list[str] = []
     for cls in candidates:

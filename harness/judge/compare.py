@@ -2,8 +2,9 @@
 
 Tiers, in order: ``load`` (accepted vs refused/crashed), ``encode`` (encoded vs refused or
 crashed), ``ids``, ``tokens``, ``spans``, ``special_mask``, ``type_ids``,
-``attention_mask``, ``decode``. A divergence is reported at the first tier where the two
-differ, so a difference in ids is never also counted as one in spans. A tier either side
+``attention_mask``, ``decode``. Every tier of an encoding is compared: one divergence per
+tier that differs, so a class that explains one tier (or, for spans, some positions)
+never hides a difference at another. ``compare`` names the first. A tier either side
 does not expose (an empty field, or a capability a subject lacks) is skipped, and the
 skip is returned so that it can be counted.
 """
@@ -33,6 +34,14 @@ class Comparison:
     divergence: Divergence | None
     #: Tiers not compared because a side does not expose them.
     skipped: tuple[str, ...] = ()
+    #: Every differing tier, in tier order (the first is ``divergence``).
+    all_tiers: tuple[Divergence, ...] = ()
+
+    @property
+    def divergences(self) -> tuple[Divergence, ...]:
+        if self.all_tiers:
+            return self.all_tiers
+        return () if self.divergence is None else (self.divergence,)
 
 
 def compare(obs: Observation, capabilities: Collection[str] | None = None
@@ -75,6 +84,7 @@ def _compare_acceptance(obs: Observation, tier: str, success: type) -> Divergenc
 def _compare_encodings(obs: Observation, ref: Encoded, up: Encoded,
                        capabilities: Collection[str] | None) -> Comparison:
     skipped: list[str] = []
+    found: list[Divergence] = []
     for tier in ENCODING_TIERS:
         mine, theirs = getattr(ref, tier), getattr(up, tier)
         exposed = capabilities is None or tier in capabilities
@@ -83,9 +93,8 @@ def _compare_encodings(obs: Observation, ref: Encoded, up: Encoded,
             skipped.append(tier)
             continue
         if mine != theirs:
-            return Comparison(Divergence(tier, _first_difference(mine, theirs), obs),
-                              tuple(skipped))
-    return Comparison(None, tuple(skipped))
+            found.append(Divergence(tier, _first_difference(mine, theirs), obs))
+    return Comparison(found[0] if found else None, tuple(skipped), tuple(found))
 
 
 #: Tiers a subject (or a pinned oracle row) may leave empty: compared only when both

@@ -3,7 +3,14 @@
 Each takes the classification context and one divergence and returns the set of token
 positions it explains (for the ``spans`` tier) or, for every other tier, a non-empty set
 (``ALL``) when it positively recognises the divergence, else an empty set. A predicate
-never says yes because "something unusual" is present: it checks the specific mechanism.
+never says yes because "something unusual" is present: it checks the specific mechanism,
+on both sides. Upstream must show the recorded behaviour, and our side must do exactly
+what our rule says, as the specification oracle (``specification.py``) derives it from
+the document: a refusal names the rule and the JSON path where the document breaks it; a
+contract span is the contract's span at that very position; a decode is the text our
+rule gives. A predicate may compose with another class (``Context.also``): a strict
+refusal whose lenient outcome still differs from upstream is explained only when that
+remaining difference is itself recognised (a Metaspace decoder, a Strip panic).
 """
 
 from __future__ import annotations
@@ -15,12 +22,20 @@ from functools import cached_property
 from typing import Any
 
 from implementation import decoders
+from implementation.decoders import Strip, strip_would_panic
 
 from ..core.case import Case
 from ..core.observation import Observation
 from ..core.outcome import Crashed, Decoded, Encoded, Loaded, Outcome, Refused
 from ..subjects.reference import LENIENT, STRICT
 from .compare import Divergence
+from .specification import (
+    Specification,
+    broken_rules,
+    byte_piece_violations,
+    known_ids,
+    template_layout,
+)
 
 ALL: frozenset[int] = frozenset({-1})
 NONE: frozenset[int] = frozenset()
@@ -40,6 +55,16 @@ class Context:
         self.model: dict[str, Any] = model if isinstance(model, dict) else {}
         vocab = self.model.get("vocab")
         self.vocab: dict[str, Any] = vocab if isinstance(vocab, dict) else {}
+        #: Predicates a predicate composed with for its last answer (their names).
+        self.also: list[str] = []
+
+    @cached_property
+    def spec(self) -> Specification:
+        return Specification(self.case)
+
+    @cached_property
+    def broken(self) -> dict[str, set[str]]:
+        return broken_rules(self.document)
 
     @cached_property
     def lenient(self) -> Any:
@@ -88,6 +113,12 @@ def _strict_load(div: Divergence, rule: str) -> bool:
             and _refused_with(obs.reference, rule))
 
 
+def _refused_where_broken(ctx: Context, div: Divergence, rule: str) -> bool:
+    """Our side: the refusal names a JSON path where the document breaks ``rule``."""
+    ref = div.observation.reference
+    return isinstance(ref, Refused) and ref.path in ctx.broken.get(rule, ())
+
+
 def _yes(condition: bool) -> frozenset[int]:
     return ALL if condition else NONE
 
@@ -97,6 +128,7 @@ def strict_byte_alphabet_incomplete(ctx: Context, div: Divergence) -> frozenset[
     missing = [p for p in BYTE_PIECES if p not in ctx.vocab]
     return _yes(_strict_load(div, "byte-alphabet-incomplete") and ctx.byte_fallback
                 and bool(missing) and div.observation.track == "strict"
+                and _refused_where_broken(ctx, div, "byte-alphabet-incomplete")
                 and ctx.lenient_accounted_for())
 
 
@@ -104,6 +136,7 @@ def strict_byte_piece_lowercase(ctx: Context, div: Divergence) -> frozenset[int]
     lower = [p for p in ctx.vocab if _LOWER_BYTE_PIECE.fullmatch(p)]
     return _yes(_strict_load(div, "byte-piece-lowercase") and ctx.byte_fallback
                 and bool(lower) and div.observation.track == "strict"
+                and _refused_where_broken(ctx, div, "byte-piece-lowercase")
                 and ctx.lenient_accounted_for())
 
 
@@ -121,30 +154,37 @@ def strict_decoder_shape(ctx: Context, div: Divergence) -> frozenset[int]:
         isinstance(decoder, dict) and decoder.get("type") == "ByteFallback"
     ) or _decoder_types(decoder) == ["Replace", "ByteFallback", "Fuse", "Strip"]
     return _yes(_strict_load(div, "decoder-shape") and ctx.byte_fallback and not reproduced
-                and div.observation.track == "strict" and ctx.lenient_accounted_for())
+                and div.observation.track == "strict"
+                and _refused_where_broken(ctx, div, "decoder-shape")
+                and ctx.lenient_accounted_for())
 
 
 def strict_unk_token_not_in_vocabulary(ctx: Context, div: Divergence) -> frozenset[int]:
     unk = ctx.unk_token
     return _yes(_strict_load(div, "unk-token-not-in-vocabulary") and unk is not None
-                and unk not in ctx.vocab and ctx.lenient_accounted_for())
+                and unk not in ctx.vocab
+                and _refused_where_broken(ctx, div, "unk-token-not-in-vocabulary")
+                and ctx.lenient_accounted_for())
 
 
 def strict_dropout_nondeterministic(ctx: Context, div: Divergence) -> frozenset[int]:
     dropout = ctx.model.get("dropout")
     return _yes(_strict_load(div, "dropout-nondeterministic")
-                and isinstance(dropout, int | float) and 0.0 < float(dropout) < 1.0)
+                and isinstance(dropout, int | float) and 0.0 < float(dropout) < 1.0
+                and _refused_where_broken(ctx, div, "dropout-nondeterministic"))
 
 
 def strict_duplicate_id(ctx: Context, div: Divergence) -> frozenset[int]:
     ids = [v for v in ctx.vocab.values() if isinstance(v, int)]
-    return _yes(_strict_load(div, "duplicate-id") and len(ids) != len(set(ids)))
+    return _yes(_strict_load(div, "duplicate-id") and len(ids) != len(set(ids))
+                and _refused_where_broken(ctx, div, "duplicate-id"))
 
 
 def strict_unreproducible_regex(ctx: Context, div: Divergence) -> frozenset[int]:
     ref = div.observation.reference
     return _yes(_strict_load(div, "unsupported-component") and isinstance(ref, Refused)
-                and ref.path.endswith(".Regex") and "Regex" in ctx.case.document_json())
+                and ref.path.endswith(".Regex")
+                and isinstance(_at_path(ctx.document, ref.path), str))
 
 
 def strict_regex_backtracking(ctx: Context, div: Divergence) -> frozenset[int]:
@@ -196,33 +236,36 @@ def upstream_panic_refused(ctx: Context, div: Divergence) -> frozenset[int]:
     prefix = ctx.model.get("continuing_subword_prefix")
     prefix_len = len(prefix.encode()) if isinstance(prefix, str) else 0
     max_len = max((len(k.encode()) for k in ctx.vocab), default=0)
-    for a, b in _merge_pairs(ctx.model.get("merges")):
+    for index, a, b in _merge_pairs(ctx.model.get("merges")):
         if a not in ctx.vocab or b not in ctx.vocab:
             return NONE  # upstream would have errored before any panic
         b_bytes = b.encode()
+        # Our side: the refusal names this very merge.
+        here = ref.path == f"$.model.merges[{index}]"
         if len(b_bytes) < prefix_len:
-            return _yes(ref.rule == "merge-prefix-underflow")
+            return _yes(ref.rule == "merge-prefix-underflow" and here)
         try:
             result = a + b_bytes[prefix_len:].decode()
         except UnicodeDecodeError:
             return NONE
         if result not in ctx.vocab:
             too_long = len(a.encode()) + len(b_bytes) - prefix_len > max_len
-            return _yes(too_long and ref.rule == "merge-out-of-vocabulary")
+            return _yes(too_long and ref.rule == "merge-out-of-vocabulary" and here)
     return NONE
 
 
-def _merge_pairs(merges: Any) -> list[tuple[str, str]]:
-    pairs: list[tuple[str, str]] = []
+def _merge_pairs(merges: Any) -> list[tuple[int, str, str]]:
+    """(index in the JSON list, left, right) of each merge."""
+    pairs: list[tuple[int, str, str]] = []
     if not isinstance(merges, list):
         return pairs
-    for m in merges:
+    for index, m in enumerate(merges):
         if isinstance(m, list) and len(m) == 2:
-            pairs.append((str(m[0]), str(m[1])))
+            pairs.append((index, str(m[0]), str(m[1])))
         elif isinstance(m, str) and not m.startswith("#version"):
             parts = m.split(" ")
             if len(parts) == 2:
-                pairs.append((parts[0], parts[1]))
+                pairs.append((index, parts[0], parts[1]))
     return pairs
 
 
@@ -232,12 +275,35 @@ def strip_decoder_panic(ctx: Context, div: Divergence) -> frozenset[int]:
         return NONE
     if not isinstance(obs.reference, Decoded):
         return NONE
-    decoder = ctx.document.get("decoder")
-    steps = decoder.get("decoders", []) if isinstance(decoder, dict) else []
-    steps = [decoder, *steps] if isinstance(decoder, dict) else []
-    risky = any(isinstance(s, dict) and s.get("type") == "Strip"
-                and isinstance(s.get("stop"), int) and s["stop"] >= 1 for s in steps)
-    return _yes(risky)
+    return _yes(_strip_panics(ctx, obs))
+
+
+def _strip_panics(ctx: Context, obs: Observation) -> bool:
+    """Upstream's side: some Strip step of the chain meets a token it panics on (run the
+    chain step by step on the tokens the ids name). Our side: every such token decodes to
+    nothing there, as decision 0010 says (the reference's text is the chain's, with each
+    such token cut to "")."""
+    handle = ctx.strict if obs.track == "strict" else ctx.lenient
+    if isinstance(handle, Refused | Crashed) or handle.decoder is None:
+        return False
+    if not isinstance(obs.input, tuple) or not isinstance(obs.reference, Decoded):
+        return False
+    skip = bool(obs.option("skip_special_tokens", True))
+    tokens = [t for t in (handle.id_to_token(i) for i in obs.input if isinstance(i, int)
+                          and i >= 0) if t is not None and not (skip and handle.is_special(t))]
+    steps = (handle.decoder.decoders if isinstance(handle.decoder, decoders.Sequence)
+             else (handle.decoder,))
+    panics = False
+    for step in steps:
+        if isinstance(step, Strip) and any(strip_would_panic(t, step.content, step.start,
+                                                             step.stop) for t in tokens):
+            panics = True
+            tokens = ["" if strip_would_panic(t, step.content, step.start, step.stop)
+                      else decoders.strip_token(t, step.content, step.start, step.stop)
+                      for t in tokens]
+        else:
+            tokens = step.decode_chain(tokens)
+    return panics and "".join(tokens) == obs.reference.text
 
 
 # -- decode -------------------------------------------------------------------------------
@@ -262,7 +328,10 @@ def metaspace_decoder_not_applied(ctx: Context, div: Divergence) -> frozenset[in
             continue
         tokens.append(token)
     as_upstream = "".join(_with_upstream_metaspace(handle.decoder).decode_chain(tokens))
-    return _yes(as_upstream == obs.upstream.text and as_upstream != obs.reference.text)
+    # Our side: the text of the same chain with every Metaspace step taken out.
+    ours = ctx.spec.decode_without_metaspace(obs.track, obs.input, skip)
+    return _yes(as_upstream == obs.upstream.text and as_upstream != obs.reference.text
+                and ours == obs.reference.text)
 
 
 def _step_types(decoder: Any) -> list[str]:
@@ -296,17 +365,25 @@ def strict_decode_unknown_id(ctx: Context, div: Divergence) -> frozenset[int]:
     upstream's text (or differs from it only as the Metaspace class explains)."""
     obs = div.observation
     if (obs.operation != "decode" or not _refused_with(obs.reference, "decode-unknown-id")
-            or not isinstance(obs.upstream, Decoded) or not isinstance(obs.input, tuple)
-            or not ctx.lenient_loaded()):
+            or not isinstance(obs.upstream, Decoded | Crashed)
+            or not isinstance(obs.input, tuple) or not ctx.lenient_loaded()):
         return NONE
-    if all(ctx.lenient.id_to_token(i) is not None for i in obs.input):
-        return NONE  # every id names a token: the refusal would be ours alone
+    known = known_ids(ctx.document)
+    unknown = [k for k, i in enumerate(obs.input) if i not in known]
+    assert isinstance(obs.reference, Refused)
+    if not unknown or obs.reference.path != f"ids[{unknown[0]}]":
+        return NONE  # our side: refused at the first id that names no token
     lenient = LENIENT.decode(ctx.lenient, obs.input,
                              skip_special_tokens=bool(obs.option("skip_special_tokens")))
     if lenient == obs.upstream:
         return ALL
+    # Composition: what is left between the lenient decode and upstream's is another class.
     as_lenient = Divergence("decode", "", replace(obs, track="lenient", reference=lenient))
-    return metaspace_decoder_not_applied(ctx, as_lenient)
+    for other in (metaspace_decoder_not_applied, strip_decoder_panic):
+        if other(ctx, as_lenient):
+            ctx.also.append(other.__name__)
+            return ALL
+    return NONE
 
 
 # -- encode -------------------------------------------------------------------------------
@@ -315,6 +392,11 @@ def strict_character_dropped(ctx: Context, div: Divergence) -> frozenset[int]:
     if (obs.operation != "encode" or not _refused_with(obs.reference, "character-dropped")
             or not isinstance(obs.upstream, Encoded) or ctx.unk_token is not None
             or not isinstance(obs.input, str) or not ctx.lenient_loaded()):
+        return NONE
+    # Our side: some word of the input really has a symbol with no piece to fall to.
+    texts = [obs.input, *([obs.option("pair")] if obs.option("pair") is not None else [])]
+    if not any(_drops_a_symbol(ctx, word) for text in texts
+               for word, _ in ctx.lenient.pre_tokenize(text)):
         return NONE
     lenient = LENIENT.encode(ctx.lenient, obs.input, obs.option("pair"),
                              add_special_tokens=bool(obs.option("add_special_tokens", True)))
@@ -328,8 +410,14 @@ def _encodings(div: Divergence) -> tuple[Encoded, Encoded] | None:
     return None
 
 
+def differing_positions(mine: tuple[Any, ...], theirs: tuple[Any, ...]) -> set[int]:
+    """Positions where two tiers differ; past the shorter one, every position differs."""
+    return ({i for i, (a, b) in enumerate(zip(mine, theirs, strict=False)) if a != b}
+            | set(range(min(len(mine), len(theirs)), max(len(mine), len(theirs)))))
+
+
 def _differing_spans(ref: Encoded, up: Encoded) -> set[int]:
-    return {i for i, (a, b) in enumerate(zip(ref.spans, up.spans, strict=True)) if a != b}
+    return differing_positions(ref.spans, up.spans)
 
 
 def template_special_spans(ctx: Context, div: Divergence) -> frozenset[int]:
@@ -337,10 +425,25 @@ def template_special_spans(ctx: Context, div: Divergence) -> frozenset[int]:
     if pair is None or div.tier != "spans":
         return NONE
     ref, up = pair
+    slots = _template_special_positions(ctx, div.observation, ref)
     return frozenset(
         i for i in _differing_spans(ref, up)
-        if ref.special_mask[i] == 1 and ref.spans[i] == (-1, -1) and up.spans[i] == (0, 0)
+        if i in slots and i < len(up.spans) and ref.ids[i] == up.ids[i]
+        and ref.special_mask[i] == 1 and ref.spans[i] == (-1, -1) and up.spans[i] == (0, 0)
     )
+
+
+def _template_special_positions(ctx: Context, obs: Observation, ref: Encoded) -> set[int]:
+    """Our side: the positions where the document's template puts a special token, and
+    our token there is that special."""
+    sequences = list(ref.sequence_ids) or [0] * len(ref.ids)
+    pair = obs.option("pair") is not None
+    layout = template_layout(ctx.document, [sequences.count(0), sequences.count(1)], pair,
+                             bool(obs.option("add_special_tokens", True)))
+    if layout is None or len(layout) != len(ref.ids):
+        return set()
+    return {i for i, slot in enumerate(layout)
+            if slot.special_id is not None and ref.ids[i] == slot.special_id}
 
 
 def decorated_byte_fallback_spans(ctx: Context, div: Divergence) -> frozenset[int]:
@@ -354,8 +457,16 @@ def decorated_byte_fallback_spans(ctx: Context, div: Divergence) -> frozenset[in
     words = _words_with_decorated_bytes(ref, div.observation,
                                         prefix if isinstance(prefix, str) else "",
                                         suffix if isinstance(suffix, str) else "")
+    # Our side: every byte piece of the word sits on its own symbol's character.
+    obs = div.observation
+    texts = (obs.input if isinstance(obs.input, str) else "",
+             *([obs.option("pair")] if isinstance(obs.option("pair"), str) else []))
+    wrong = byte_piece_violations(ref, texts, ctx.model, plain=(
+        ctx.document.get("normalizer") is None and ctx.document.get("pre_tokenizer") is None))
+    bad_words = {_word_key(ref, i) for i in wrong}
     return frozenset(i for i in _differing_spans(ref, up)
-                     if ref.word_ids[i] is not None and _word_key(ref, i) in words)
+                     if i < len(ref.word_ids) and ref.word_ids[i] is not None
+                     and _word_key(ref, i) in words and _word_key(ref, i) not in bad_words)
 
 
 def _source_text(ref: Encoded, obs: Observation, position: int) -> str:
@@ -449,7 +560,10 @@ def dropped_character_offsets(ctx: Context, div: Divergence) -> frozenset[int]:
     ref, up = pair
     return frozenset(
         i for i in _differing_spans(ref, up)
-        if up.spans[i][0] <= ref.spans[i][0] and up.spans[i][1] <= ref.spans[i][1]
+        if i < min(len(ref.spans), len(up.spans))
+        and up.spans[i][0] <= ref.spans[i][0] and up.spans[i][1] <= ref.spans[i][1]
+        # Our side: the true span, inside the text it came from.
+        and 0 <= ref.spans[i][0] <= ref.spans[i][1] <= len(_source_text(ref, obs, i))
     )
 
 
@@ -478,42 +592,53 @@ def unk_byte_fallback_ordering(ctx: Context, div: Divergence) -> frozenset[int]:
         return NONE
     ref, up = pair
     fuse = ctx.model.get("fuse_unk") is True
-    replayed = _misorder(ref, div.observation, unk, fuse)
-    if replayed is None:
+    order = _misorder(ref, div.observation, unk, fuse)
+    if order is None:
         return NONE
-    ids, tokens = replayed
-    if ids != list(up.ids) or tokens != list(up.tokens):
+    if [ref.ids[i] for i in order] != list(up.ids) or [
+            ref.tokens[i] for i in order] != list(up.tokens):
         return NONE
+    if div.tier in _MASK_TIERS:  # upstream's masks are ours, in upstream's order
+        mine = getattr(ref, div.tier)
+        return _yes([mine[i] for i in order] == list(getattr(up, div.tier)))
+    # Our side: the correct order, each word's pieces in the order of their characters.
+    starts: dict[tuple[int | None, int | None], int] = {}
+    for i, (start, _) in enumerate(ref.spans):
+        if ref.word_ids[i] is not None:
+            key = _word_key(ref, i)
+            if start < starts.get(key, start):
+                return NONE
+            starts[key] = start
     return ALL
 
 
-def _misorder(ref: Encoded, obs: Observation, unk: str, fuse: bool
-              ) -> tuple[list[int], list[str]] | None:
-    """Upstream's symbol order rebuilt from the correct stream: within a word, a pending
-    unk is flushed only by an in-vocabulary token or the word's end; byte-resolved pieces
-    go out at once; consecutive unks keep fusing across them when fuse_unk is on.
-    Returns None when nothing was reordered (the class then does not apply)."""
-    out_ids: list[int] = []
-    out_tokens: list[str] = []
-    pending: list[tuple[int, str]] = []
+_MASK_TIERS = ("special_mask", "type_ids", "attention_mask")
+
+
+def _misorder(ref: Encoded, obs: Observation, unk: str, fuse: bool) -> list[int] | None:
+    """Upstream's symbol order rebuilt from the correct stream, as the positions of our
+    tokens in upstream's order: within a word, a pending unk is flushed only by an
+    in-vocabulary token or the word's end; byte-resolved pieces go out at once;
+    consecutive unks keep fusing across them when fuse_unk is on (a fused unk keeps the
+    first one's position). Returns None when nothing was reordered (the class then does
+    not apply)."""
+    order: list[int] = []
+    pending: list[int] = []
     moved = False
     current_word: object = object()
 
     def flush() -> None:
-        for pid, ptok in pending:
-            out_ids.append(pid)
-            out_tokens.append(ptok)
+        order.extend(pending)
         pending.clear()
 
-    for i, (tid, token, span) in enumerate(zip(ref.ids, ref.tokens, ref.spans, strict=False)):
+    for i, (token, span) in enumerate(zip(ref.tokens, ref.spans, strict=False)):
         word = _word_key(ref, i) if ref.word_ids[i] is not None else None
         text = _source_text(ref, obs, i)
         if word != current_word:
             flush()
             current_word = word
         if word is None:
-            out_ids.append(tid)
-            out_tokens.append(token)
+            order.append(i)
             continue
         source = text[span[0]:span[1]] if 0 <= span[0] <= span[1] <= len(text) else ""
         is_byte = _BYTE_PIECE.fullmatch(token) is not None and source != token
@@ -521,17 +646,15 @@ def _misorder(ref: Encoded, obs: Observation, unk: str, fuse: bool
             if pending and fuse:
                 continue  # fuses into the pending unk
             flush()
-            pending.append((tid, token))
+            pending.append(i)
         elif is_byte and pending:
             moved = True
-            out_ids.append(tid)
-            out_tokens.append(token)
+            order.append(i)
         else:
             flush()
-            out_ids.append(tid)
-            out_tokens.append(token)
+            order.append(i)
     flush()
-    return (out_ids, out_tokens) if moved else None
+    return order if moved else None
 
 
 #: Predicates of the rules the reference keeps in both modes (see lenient_accounted_for).

@@ -1,16 +1,20 @@
 """The generated-vocabulary run: whole tokenizer.json documents and their inputs drawn by
 ``harness.strategies.cases()``, each loaded and run by the reference (strict, and lenient
-where a strict refusal hides inputs) and by upstream."""
+where a strict refusal hides inputs) and by upstream. Besides the comparison, every
+reference outcome is checked against the specification oracle
+(``harness.judge.specification``): what the document alone says the reference must do."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
 from ..core.case import Case
 from ..core.observation import Observation
-from ..judge.classify import Judgement
+from ..judge.classify import Judgement, Verdict
 from ..judge.coverage import rules_exercised
+from ..judge.specification import check_case
 from ..subjects.upstream import UPSTREAM
 from .engine import Engine
 from .observe import observe_case
@@ -20,7 +24,17 @@ def observe(case: Case) -> list[Observation]:
     return observe_case(case, UPSTREAM)
 
 
-ENGINE = Engine(observe=observe, rules=rules_exercised)
+@dataclass(frozen=True)
+class SpecifiedEngine(Engine):
+    """The engine, with every finding of the specification oracle a failure verdict."""
+
+    def evaluate(self, case: Case) -> tuple[list[Observation], Judgement]:
+        observations, judgement = super().evaluate(case)
+        judgement.verdicts.extend(Verdict(d, ()) for d in check_case(case, observations))
+        return observations, judgement
+
+
+ENGINE = SpecifiedEngine(observe=observe, rules=rules_exercised)
 
 
 def evaluate(case: Case) -> tuple[list[Observation], Judgement]:

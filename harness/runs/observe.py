@@ -71,13 +71,15 @@ def observe_decode(track: Track, ours: Side[Any], theirs: Side[Any], ids: Sequen
 def observe_inputs(case: Case, track: Track, ours: Side[Any], theirs: Side[Any]
                    ) -> Iterator[Observation]:
     """Every input of ``case`` through two loaded sides: each text with specials, the
-    first also without; each pair; each id run."""
+    first also without; each pair with specials and without; each id run."""
     for i, text in enumerate(case.texts):
         yield from observe_text(track, ours, theirs, text)
         if i == 0:
             yield from observe_text(track, ours, theirs, text, add_special_tokens=False)
     for first, second in case.pairs:
         yield from observe_text(track, ours, theirs, first, pair=second)
+        yield from observe_text(track, ours, theirs, first, pair=second,
+                                add_special_tokens=False)
     for run in case.id_runs:
         yield from observe_decode(track, ours, theirs, run)
 

@@ -1,0 +1,539 @@
+"""The specification oracle: what the founding rules and the decision records require of
+the reference, derived from the tokenizer.json document alone and checked against the
+reference's outcome whatever upstream answered.
+
+A differential harness is blind where the reference and upstream agree; this oracle is
+not: a reference that loads a file a founding rule refuses, applies a Metaspace decoder
+the founding decision says to keep, or gives byte pieces spans the offset contract does
+not, is a failure here even when upstream does the same. It is the specification in
+code, kept small on purpose (it is not a second tokenizer):
+
+- **load** (``docs/spec/byte-fallback.md`` rules 1-2, decisions 0004, 0005, 0011): the
+  rules a document breaks, each with the JSON paths where it breaks it. The strict
+  reference must refuse such a document; a refusal by one of these rules must name a
+  path where the document breaks it; the lenient reference never refuses by a rule
+  that only strict mode keeps.
+- **decode** (decisions 0002, 0007): an id that names no token (no vocabulary or added
+  token has it) is refused by the strict reference at ``ids[i]``, the first such id,
+  and dropped by the lenient one; a Metaspace decoder step applies nothing, so the text
+  must equal that of the same document with every Metaspace step taken out.
+- **encode** (``docs/spec/offset-contract.md``): the template lays out its special
+  tokens at the places it names, each with its ids, ``-1, -1`` and special mask 1, and
+  every token the type id of its template piece (``oc-synthetic-specials``); every other
+  span lies within its text (``oc-inv-1-bounds``) and starts never go backwards within
+  one text (``oc-inv-2-monotonic``); ids, tokens, spans, masks and type ids have one
+  length (``oc-inv-3-lengths``); the byte pieces of one (decorated) symbol share one
+  non-empty span, the span of its character (``oc-byte-fallback-spans``).
+
+Each finding is a ``Divergence`` at tier ``specification[<rule>]``; no class explains such
+a tier, so it is always a failure.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import re
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..core.case import Case
+from ..core.observation import Observation
+from ..core.outcome import Crashed, Decoded, Encoded, Loaded, Refused
+from ..subjects.reference import LENIENT, STRICT
+from .compare import Divergence
+
+BYTE_PIECES = tuple(f"<0x{b:02X}>" for b in range(256))
+_ANY_CASE_PIECE = re.compile(r"<0x[0-9A-Fa-f]{2}>")
+#: The two decoder shapes the founding decision reproduces under byte_fallback.
+LLAMA_CHAIN = ("Replace", "ByteFallback", "Fuse", "Strip")
+#: Rules only the strict reference keeps (the lenient one loads such files).
+STRICT_ONLY = frozenset({"byte-piece-lowercase", "byte-alphabet-incomplete", "decoder-shape",
+                         "unk-token-not-in-vocabulary"})
+#: Every load rule this oracle derives from the document.
+LOAD_RULES = STRICT_ONLY | {"dropout-nondeterministic", "duplicate-id"}
+
+
+def tier(rule: str) -> str:
+    return f"specification[{rule}]"
+
+
+# -- load -----------------------------------------------------------------------------------
+def _key_path(path: str, key: str) -> str:
+    """The reference's JSON path of an object key (``$.model.vocab['<0xc3>']``)."""
+    if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", key):
+        return f"{path}.{key}"
+    return f"{path}[{key!r}]"
+
+
+def broken_rules(document: dict[str, Any]) -> dict[str, set[str]]:
+    """Each rule of ``LOAD_RULES`` the document breaks -> the paths where it breaks it."""
+    model = document.get("model")
+    if not isinstance(model, dict):
+        return {}
+    vocab = model.get("vocab") if isinstance(model.get("vocab"), dict) else {}
+    assert isinstance(vocab, dict)
+    broken: dict[str, set[str]] = {}
+    if model.get("byte_fallback") is True:
+        lower = {_key_path("$.model.vocab", p) for p in vocab
+                 if _ANY_CASE_PIECE.fullmatch(p) and p[3:5] != p[3:5].upper()}
+        if lower:
+            broken["byte-piece-lowercase"] = lower
+        if any(p not in vocab for p in BYTE_PIECES):
+            broken["byte-alphabet-incomplete"] = {"$.model.vocab"}
+        shape = decoder_shape_path(document.get("decoder"))
+        if shape is not None:
+            broken["decoder-shape"] = {shape}
+    unk = model.get("unk_token")
+    if isinstance(unk, str) and unk not in vocab:
+        broken["unk-token-not-in-vocabulary"] = {"$.model.unk_token"}
+    dropout = model.get("dropout")
+    if isinstance(dropout, int | float) and not isinstance(dropout, bool) and 0 < dropout < 1:
+        broken["dropout-nondeterministic"] = {"$.model.dropout"}
+    ids = [v for v in vocab.values() if isinstance(v, int)]
+    if len(ids) != len(set(ids)):
+        broken["duplicate-id"] = {_key_path("$.model.vocab", k) for k in vocab}
+    return broken
+
+
+def decoder_shape_path(decoder: Any) -> str | None:
+    """Where a byte_fallback document's decoder leaves the two reproduced shapes (bare
+    ``ByteFallback``; ``Sequence`` of exactly Replace, ByteFallback, Fuse, Strip), as
+    decision 0001 names it: ``$.decoder``, the first offending ``$.decoder.decoders[i]``,
+    or ``$.decoder.decoders`` when steps are missing at the end. None: a reproduced shape."""
+    if not isinstance(decoder, dict):
+        return "$.decoder"
+    if decoder.get("type") == "ByteFallback":
+        return None
+    steps = decoder.get("decoders")
+    if decoder.get("type") != "Sequence" or not isinstance(steps, list):
+        return "$.decoder"
+    for i, step in enumerate(steps):
+        kind = step.get("type") if isinstance(step, dict) else None
+        if i >= len(LLAMA_CHAIN) or kind != LLAMA_CHAIN[i]:
+            return f"$.decoder.decoders[{i}]"
+    return "$.decoder.decoders" if len(steps) < len(LLAMA_CHAIN) else None
+
+
+# -- decode ---------------------------------------------------------------------------------
+def known_ids(document: dict[str, Any]) -> set[int]:
+    """Every id that names a token: the vocabulary's and the added tokens'."""
+    model = document.get("model")
+    vocab = model.get("vocab") if isinstance(model, dict) else None
+    ids = {v for v in vocab.values() if isinstance(v, int)} if isinstance(vocab, dict) else set()
+    for entry in document.get("added_tokens") or ():
+        if isinstance(entry, dict) and isinstance(entry.get("id"), int):
+            ids.add(entry["id"])
+    return ids
+
+
+def without_metaspace(decoder: Any) -> tuple[Any, bool]:
+    """The decoder with every Metaspace step taken out (a bare Metaspace becomes an empty
+    Sequence: tokens joined with nothing), and whether there was one."""
+    if not isinstance(decoder, dict):
+        return decoder, False
+    if decoder.get("type") == "Metaspace":
+        return {"type": "Sequence", "decoders": []}, True
+    steps = decoder.get("decoders")
+    if decoder.get("type") != "Sequence" or not isinstance(steps, list):
+        return decoder, False
+    kept, found = [], False
+    for step in steps:
+        if isinstance(step, dict) and step.get("type") == "Metaspace":
+            found = True
+            continue
+        inner, nested = without_metaspace(step)
+        kept.append(inner)
+        found = found or nested
+    return {**decoder, "decoders": kept}, found
+
+
+# -- encode ---------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Slot:
+    """One place of a template layout: a special token's id, or a token of sequence
+    ``sequence`` (0 or 1); with the type id the template gives it."""
+
+    type_id: int
+    special_id: int | None = None
+    sequence: int | None = None
+
+
+def template_layout(document: dict[str, Any], counts: Sequence[int], pair: bool,
+                    add_special_tokens: bool) -> list[Slot] | None:
+    """The layout the document's TemplateProcessing gives sequences of ``counts`` tokens;
+    None when the document has no template (or not one this oracle reads)."""
+    processor = document.get("post_processor")
+    if not isinstance(processor, dict) or processor.get("type") != "TemplateProcessing":
+        return None
+    pieces = processor.get("pair" if pair else "single")
+    specials = processor.get("special_tokens")
+    if not isinstance(pieces, list) or not isinstance(specials, dict):
+        return None
+    layout: list[Slot] = []
+    for piece in pieces:
+        if not isinstance(piece, dict) or len(piece) != 1:
+            return None
+        (kind, body), = piece.items()
+        if not isinstance(body, dict) or not isinstance(body.get("type_id"), int):
+            return None
+        type_id = body["type_id"]
+        if kind == "Sequence" and body.get("id") in ("A", "B"):
+            sequence = 0 if body["id"] == "A" else 1
+            layout.extend([Slot(type_id, sequence=sequence)] * counts[sequence])
+        elif kind == "SpecialToken" and isinstance(specials.get(body.get("id")), dict):
+            if add_special_tokens:
+                ids = specials[body["id"]].get("ids")
+                if not isinstance(ids, list):
+                    return None
+                layout.extend(Slot(type_id, special_id=i) for i in ids)
+        else:
+            return None
+    return layout
+
+
+@dataclass
+class _Symbol:
+    char: str
+    positions: list[int] = field(default_factory=list)
+
+
+def byte_piece_violations(enc: Encoded, texts: Sequence[str], model: dict[str, Any],
+                          plain: bool) -> dict[int, str]:
+    """Positions of byte pieces whose span breaks ``oc-byte-fallback-spans``: the pieces
+    of one symbol (a character with the model's prefix before it unless it starts the
+    word, and its suffix after it if it ends the word) must share one non-empty span
+    within the text; when nothing normalizes the text (``plain``), the span holds exactly
+    that character. Runs this oracle cannot read as whole symbols are not judged."""
+    if model.get("byte_fallback") is not True or not enc.word_ids:
+        return {}
+    prefix = model.get("continuing_subword_prefix")
+    suffix = model.get("end_of_word_suffix")
+    prefix_b = prefix.encode() if isinstance(prefix, str) else b""
+    suffix_b = suffix.encode() if isinstance(suffix, str) else b""
+    violations: dict[int, str] = {}
+    for word in _words(enc):
+        for start, end in _byte_runs(enc, word, len(prefix_b)):
+            symbols = _symbols(enc, word, (start, end), prefix_b, suffix_b)
+            if symbols is None:
+                continue
+            text = _text_of(enc, texts, word[start])
+            for symbol in symbols:
+                spans = {enc.spans[i] for i in symbol.positions}
+                (s, e), = spans if len(spans) == 1 else ((-2, -2),)
+                if len(spans) != 1:
+                    why = f"the pieces of {symbol.char!r} have spans {sorted(spans)}"
+                elif not 0 <= s < e <= len(text):
+                    why = f"the pieces of {symbol.char!r} have span {(s, e)}"
+                elif plain and text[s:e] != symbol.char:
+                    why = f"the pieces of {symbol.char!r} have span {(s, e)}: {text[s:e]!r}"
+                else:
+                    continue
+                for i in symbol.positions:
+                    violations[i] = why
+    return violations
+
+
+def _words(enc: Encoded) -> list[list[int]]:
+    """Positions of each word (consecutive tokens of one word of one sequence)."""
+    words: list[list[int]] = []
+    key: object = None
+    for i, word in enumerate(enc.word_ids):
+        if word is None:
+            key = None
+            continue
+        this = (enc.sequence_ids[i] if i < len(enc.sequence_ids) else 0, word)
+        if this != key:
+            words.append([])
+            key = this
+        words[-1].append(i)
+    return words
+
+
+def _byte_runs(enc: Encoded, word: list[int], prefix_length: int) -> Iterator[tuple[int, int]]:
+    """Maximal runs (start, end indices into ``word``) of tokens made of byte pieces."""
+    start: int | None = None
+    for k, i in enumerate([*word, None]):
+        is_bytes = i is not None and token_bytes(enc.tokens[i], prefix_length) is not None
+        if is_bytes and start is None:
+            start = k
+        elif not is_bytes and start is not None:
+            yield start, k
+            start = None
+
+
+def _symbols(enc: Encoded, word: list[int], run_range: tuple[int, int], prefix: bytes,
+             suffix: bytes) -> list[_Symbol] | None:
+    """The run's bytes read as symbols, each with the positions lying wholly inside it;
+    None when they do not read as whole decorated characters."""
+    start, end = run_range
+    bounds: list[tuple[int, int]] = []  # byte range of each position of the run
+    run = bytearray()
+    for i in word[start:end]:
+        value = token_bytes(enc.tokens[i], len(prefix))
+        assert value is not None
+        bounds.append((len(run), len(run) + len(value)))
+        run.extend(value)
+    data = bytes(run)
+    ends_word = end == len(word)
+    if ends_word and suffix:
+        if not data.endswith(suffix):
+            return None
+        data = data[:-len(suffix)]
+    symbols: list[tuple[str, int, int]] = []
+    at = 0
+    while at < len(data):
+        begin = at
+        if prefix and (symbols or start > 0):
+            if not data.startswith(prefix, at):
+                return None
+            at += len(prefix)
+        width = _utf8_width(data, at)
+        if width is None:
+            return None
+        char = data[at:at + width].decode("utf-8")
+        at += width
+        symbols.append((char, begin, at))
+    if not symbols:
+        return None
+    if ends_word and suffix:
+        char, begin, _ = symbols[-1]
+        symbols[-1] = (char, begin, len(run))
+    out = [_Symbol(char) for char, _, _ in symbols]
+    for (lo, hi), i in zip(bounds, word[start:end], strict=True):
+        for symbol, (_, begin, stop) in zip(out, symbols, strict=True):
+            if begin <= lo and hi <= stop:
+                symbol.positions.append(i)
+    return out
+
+
+def _utf8_width(data: bytes, at: int) -> int | None:
+    if at >= len(data):
+        return None
+    lead = data[at]
+    width = 1 if lead < 0x80 else 2 if lead >> 5 == 6 else 3 if lead >> 4 == 14 else (
+        4 if lead >> 3 == 30 else 0)
+    if not width or at + width > len(data):
+        return None
+    try:
+        data[at:at + width].decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    return width
+
+
+_PIECE = re.compile(r"<0x([0-9A-F]{2})>")
+
+
+def token_bytes(token: str, prefix_length: int) -> bytes | None:
+    """The bytes a token of upper-case byte pieces stands for: ``<0xC3>``, or pieces
+    merged, each right part cut by the prefix's byte length as upstream merges
+    (``<0xC3>xA9>`` under a two-byte prefix). None for any other token."""
+    first = _PIECE.match(token)
+    if first is None or prefix_length > 3:
+        return None
+    rest = "<0x"[prefix_length:]
+    values = [int(first.group(1), 16)]
+    at = first.end()
+    while at < len(token):
+        if not token.startswith(rest, at):
+            return None
+        digits = token[at + len(rest):at + len(rest) + 3]
+        if not re.fullmatch(r"[0-9A-F]{2}>", digits):
+            return None
+        values.append(int(digits[:2], 16))
+        at += len(rest) + 3
+    return bytes(values)
+
+
+def _text_of(enc: Encoded, texts: Sequence[str], position: int) -> str:
+    sequence = enc.sequence_ids[position] if position < len(enc.sequence_ids) else 0
+    return texts[1] if sequence == 1 and len(texts) > 1 else texts[0]
+
+
+# -- the oracle -----------------------------------------------------------------------------
+class Specification:
+    """The oracle over one case: ``check(observation)`` lists what the reference's
+    outcome breaks."""
+
+    def __init__(self, case: Case) -> None:
+        self.case = case
+        self.document = case.document
+        model = case.document.get("model")
+        self.model: dict[str, Any] = model if isinstance(model, dict) else {}
+        self._broken: dict[str, set[str]] | None = None
+        self._ids: set[int] | None = None
+        self._bare: dict[str, Any] = {}
+
+    @property
+    def broken(self) -> dict[str, set[str]]:
+        if self._broken is None:
+            self._broken = broken_rules(self.document)
+        return self._broken
+
+    @property
+    def ids(self) -> set[int]:
+        if self._ids is None:
+            self._ids = known_ids(self.document)
+        return self._ids
+
+    def check(self, obs: Observation) -> list[Divergence]:
+        if isinstance(obs.reference, Crashed):
+            return []  # a crash is a failure of its own already
+        if obs.operation == "load":
+            found = self._load(obs)
+        elif obs.operation == "decode":
+            found = self._decode(obs)
+        else:
+            found = self._encode(obs)
+        return [Divergence(tier(rule), detail, obs) for rule, detail in found]
+
+    # -- load
+    def _load(self, obs: Observation) -> list[tuple[str, str]]:
+        ref = obs.reference
+        broken = self.broken
+        if obs.track == "lenient":
+            if isinstance(ref, Refused) and ref.rule in STRICT_ONLY:
+                return [(ref.rule, "the lenient reference refused by a rule only strict mode "
+                                   "keeps")]
+            return []
+        if isinstance(ref, Loaded) and broken:
+            rule = sorted(broken)[0]
+            return [(rule, f"loaded, but the document breaks {', '.join(sorted(broken))} "
+                           f"(at {sorted(broken[rule])[0]})")]
+        if isinstance(ref, Refused) and ref.rule in LOAD_RULES:
+            if ref.rule not in broken:
+                return [(ref.rule, f"refused by {ref.rule} at {ref.path}, a rule the "
+                                   "document keeps")]
+            if ref.path not in broken[ref.rule]:
+                return [(ref.rule, f"refused by {ref.rule} at {ref.path}; the document "
+                                   f"breaks it at {sorted(broken[ref.rule])[:3]}")]
+        return []
+
+    # -- decode
+    def _decode(self, obs: Observation) -> list[tuple[str, str]]:
+        ref = obs.reference
+        ids = obs.input if isinstance(obs.input, tuple) else ()
+        unknown = [k for k, i in enumerate(ids) if i not in self.ids]
+        if obs.track == "strict" and unknown:
+            where = f"ids[{unknown[0]}]"
+            if not (isinstance(ref, Refused) and ref.rule == "decode-unknown-id"
+                    and ref.path == where):
+                return [("decode-unknown-id", f"id {ids[unknown[0]]} at {where} names no "
+                                              f"token; the reference gave {_kind(ref)}")]
+            return []
+        if isinstance(ref, Refused) and ref.rule == "decode-unknown-id":
+            why = ("the lenient reference refused an unknown id" if unknown
+                   else f"refused at {ref.path}, but every id names a token")
+            return [("decode-unknown-id", why)]
+        if not isinstance(ref, Decoded):
+            return []
+        expected = self.decode_without_metaspace(obs.track, ids, bool(
+            obs.option("skip_special_tokens", True)))
+        if expected is not None and expected != ref.text:
+            return [("metaspace-decoder-not-applied",
+                     f"decoded {ref.text!r}; with the Metaspace steps taken out "
+                     f"{expected!r}")]
+        return []
+
+    def decode_without_metaspace(self, track: str, ids: tuple[int, ...], skip: bool
+                                 ) -> str | None:
+        """The reference's decode of ``ids`` with every Metaspace step of the document's
+        decoder taken out; None when the decoder has none (or that document does not
+        load)."""
+        handle = self._bare.get(track)
+        if track not in self._bare:
+            decoder, found = without_metaspace(self.document.get("decoder"))
+            handle = None
+            if found:
+                document = copy.copy(self.document)
+                document["decoder"] = decoder
+                subject = STRICT if track == "strict" else LENIENT
+                loaded = subject.load(json.dumps(document, ensure_ascii=False))
+                handle = None if isinstance(loaded, Refused | Crashed) else loaded
+            self._bare[track] = handle
+        if handle is None:
+            return None
+        subject = STRICT if track == "strict" else LENIENT
+        result = subject.decode(handle, ids, skip_special_tokens=skip)
+        return result.text if isinstance(result, Decoded) else None
+
+    # -- encode
+    def _encode(self, obs: Observation) -> list[tuple[str, str]]:
+        enc = obs.reference
+        if not isinstance(enc, Encoded):
+            return []
+        lengths = {len(enc.ids), len(enc.tokens), len(enc.spans), len(enc.special_mask),
+                   len(enc.type_ids), len(enc.attention_mask)}
+        if len(lengths) != 1:
+            return [("oc-inv-3-lengths", f"lengths {sorted(lengths)}")]
+        if any(m != 1 for m in enc.attention_mask):
+            return [("oc-inv-3-lengths", "an attention mask that is not all 1")]
+        pair = obs.option("pair")
+        text = obs.input if isinstance(obs.input, str) else ""
+        texts = (text, pair) if isinstance(pair, str) else (text,)
+        found = self._layout(obs, enc, texts)
+        if found:
+            return found
+        violations = byte_piece_violations(enc, texts, self.model, plain=(
+            self.document.get("normalizer") is None
+            and self.document.get("pre_tokenizer") is None))
+        if violations:
+            position = min(violations)
+            return [("oc-byte-fallback-spans", f"position {position}: "
+                                               f"{violations[position]}")]
+        return []
+
+    def _layout(self, obs: Observation, enc: Encoded, texts: tuple[str, ...]
+                ) -> list[tuple[str, str]]:
+        sequences = list(enc.sequence_ids) if enc.sequence_ids else [0] * len(enc.ids)
+        counts = [sequences.count(0), sequences.count(1)]
+        pair = len(texts) > 1
+        layout = template_layout(self.document, counts, pair,
+                                 bool(obs.option("add_special_tokens", True)))
+        if layout is None:
+            layout = ([Slot(0, sequence=0)] * counts[0]
+                      + [Slot(1, sequence=1)] * (counts[1] if pair else 0))
+        if len(layout) != len(enc.ids):
+            return [("oc-synthetic-specials", f"{len(enc.ids)} tokens where the template "
+                                              f"lays out {len(layout)}")]
+        last = [-1, -1]
+        for i, slot in enumerate(layout):
+            span = enc.spans[i]
+            if slot.special_id is not None:
+                if (enc.ids[i], span, enc.special_mask[i], sequences[i]) != (
+                        slot.special_id, (-1, -1), 1, None):
+                    return [("oc-synthetic-specials",
+                             f"position {i}: id {enc.ids[i]}, span {span}, mask "
+                             f"{enc.special_mask[i]} where the template puts special id "
+                             f"{slot.special_id} at -1,-1 with mask 1")]
+            else:
+                sequence = slot.sequence or 0
+                if sequences[i] != sequence:
+                    return [("oc-synthetic-specials", f"position {i}: sequence "
+                                                      f"{sequences[i]} where the template "
+                                                      f"lays out sequence {sequence}")]
+                if not 0 <= span[0] <= span[1] <= len(texts[sequence]):
+                    return [("oc-inv-1-bounds", f"position {i}: span {span} outside "
+                                                f"{len(texts[sequence])} characters")]
+                if span[0] < last[sequence]:
+                    return [("oc-inv-2-monotonic", f"position {i}: start {span[0]} after "
+                                                   f"{last[sequence]}")]
+                last[sequence] = span[0]
+            if enc.type_ids[i] != slot.type_id:
+                return [("type-ids", f"position {i}: type id {enc.type_ids[i]} where the "
+                                     f"template gives {slot.type_id}")]
+        return []
+
+
+def _kind(outcome: object) -> str:
+    if isinstance(outcome, Refused):
+        return f"refused ({outcome.rule} at {outcome.path})"
+    return type(outcome).__name__.lower()
+
+
+def check_case(case: Case, observations: Sequence[Observation]) -> list[Divergence]:
+    """Everything the reference's outcomes in ``observations`` break."""
+    oracle = Specification(case)
+    return [d for obs in observations for d in oracle.check(obs)]

@@ -1,0 +1,584 @@
+"""The mutation suite: realistic bugs planted in the reference, each of which a short
+harness run must catch.
+
+Each mutant breaks ``implementation/`` at one point a real bug could (patched in-process,
+where the reference subject calls it) and names the strategy narrowing that reaches it.
+A short conformance run (profile ``dev``, seed 0, no real models, no shrinking) must
+then report a failure (a divergence no class explains, or a finding of the
+specification oracle) or a stale pinned witness. The unpatched reference passes the same
+runs, so a mutant's failure is the mutant's.
+
+``python tests/mutants.py`` (``nox -s mutants``) runs them all and prints the score;
+``tests/test_harness_selftest.py`` runs a sample in CI.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import pytest
+
+from harness.job import JobResult, run
+from harness.strategies import cases
+from implementation import (
+    added_vocabulary,
+    alignment,
+    bpe,
+    decoders,
+    encoding,
+    loader,
+    patterns,
+    post_processors,
+    pre_tokenizers,
+    tokenizer,
+)
+
+Patch = Callable[[pytest.MonkeyPatch], None]
+
+
+@dataclass(frozen=True)
+class Mutant:
+    name: str
+    #: The module of implementation/ the bug is planted in.
+    module: str
+    patch: Patch
+    #: ``cases(**constraints)``: the narrowing that reaches the bug (empty: the default mix).
+    constraints: dict[str, Any] = field(default_factory=dict)
+    examples: int = 150
+
+
+def short_run(constraints: dict[str, Any] | None = None, examples: int = 150) -> JobResult:
+    return run(profile_name="dev", seed_value=0, examples=examples, command="mutants",
+               strategy=cases(**constraints) if constraints else None, real_examples=-1,
+               shrink=False, with_morph_track=False)
+
+
+def caught(result: JobResult) -> bool:
+    return bool(result.tally.failures) or bool(result.stale)
+
+
+# -- bpe ------------------------------------------------------------------------------------
+def ties_rightmost(ids: list[int], ends: list[int], merges: dict[int, tuple[int, int]]
+                   ) -> list[int]:
+    """Lowest rank first, but ties broken at the RIGHTMOST pair."""
+    return _merge_by(ids, ends, merges, lambda rank, j: (rank, -j))
+
+
+def highest_rank_first(ids: list[int], ends: list[int], merges: dict[int, tuple[int, int]]
+                       ) -> list[int]:
+    """Merge ranks read backwards: the last merge of the list applies first."""
+    return _merge_by(ids, ends, merges, lambda rank, j: (-rank, j))
+
+
+def _merge_by(ids: list[int], ends: list[int], merges: dict[int, tuple[int, int]],
+              order: Callable[[int, int], tuple[int, int]]) -> list[int]:
+    alive = list(range(len(ids)))
+    while True:
+        best: tuple[tuple[int, int], int, int] | None = None
+        for j in range(len(alive) - 1):
+            merge = merges.get((ids[alive[j]] << 32) | ids[alive[j + 1]])
+            if merge is not None and (best is None or order(merge[0], j) < best[0]):
+                best = (order(merge[0], j), j, merge[1])
+        if best is None:
+            return alive
+        _, j, new_id = best
+        ids[alive[j]] = new_id
+        ends[alive[j]] = ends[alive[j + 1]]
+        del alive[j + 1]
+
+
+def undecorated_byte_fallback(mp: pytest.MonkeyPatch) -> None:
+    """A decorated symbol missing from the vocabulary falls back to the bytes of its bare
+    character, not of the decorated string (bf-fact-5)."""
+    original = bpe.BpeModel._fallback_pieces
+
+    def pieces(self: Any, symbol: str) -> list[int] | None:
+        prefix, suffix = self.continuing_subword_prefix, self.end_of_word_suffix
+        if prefix and symbol.startswith(prefix) and len(symbol) > len(prefix):
+            symbol = symbol[len(prefix):]
+        if suffix and symbol.endswith(suffix) and len(symbol) > len(suffix):
+            symbol = symbol[:-len(suffix)]
+        return original(self, symbol)
+
+    mp.setattr(bpe.BpeModel, "_fallback_pieces", pieces)
+
+
+def decorated_bytes_wrong_spans(mp: pytest.MonkeyPatch) -> None:
+    """The byte pieces of a decoration (prefix, suffix) get an empty span beside their
+    character instead of sharing its span (oc-byte-fallback-spans)."""
+    original = bpe.BpeModel._word_symbols
+
+    def symbols(self: Any, word: str) -> tuple[list[int], list[int], list[int]]:
+        ids, starts, ends = original(self, word)
+        prefix, suffix = self.continuing_subword_prefix, self.end_of_word_suffix
+        if not self.byte_fallback or (prefix is None and suffix is None):
+            return ids, starts, ends
+        byte_ids = {i for i in self._byte_ids if i is not None}
+        last = len(word) - 1
+        for k, ch in enumerate(word):
+            at = [i for i, s in enumerate(starts) if s == k and ids[i] in byte_ids]
+            head = len(prefix.encode()) if prefix and k > 0 else 0
+            tail = len(suffix.encode()) if suffix and k == last else 0
+            if len(at) != head + len(ch.encode()) + tail or not head + tail:
+                continue
+            for i in at[:head]:
+                ends[i] = k
+            for i in at[len(at) - tail:]:
+                starts[i] = k + 1
+        return ids, starts, ends
+
+    mp.setattr(bpe.BpeModel, "_word_symbols", symbols)
+
+
+def ordering_bug_reproduced(self: Any, word: str) -> tuple[list[int], list[int], list[int]]:
+    """Upstream's misordering: a pending unk is not flushed by a byte-fallback expansion."""
+    ids: list[int] = []
+    starts: list[int] = []
+    ends: list[int] = []
+    pending: list[int] | None = None
+
+    def push(entry: list[int]) -> None:
+        ids.append(entry[0])
+        starts.append(entry[1])
+        ends.append(entry[2])
+
+    for k, ch in enumerate(word):
+        pieces = self._resolve(ch)
+        known = self._vocab.get(ch) is not None
+        if pieces is not None:
+            if pending is not None and known:
+                push(pending)
+                pending = None
+            for piece in pieces:
+                push([piece, k, k + 1])
+        elif self.unk_token is not None:
+            if pending is not None and self.fuse_unk:
+                pending[2] = k + 1
+            else:
+                if pending is not None:
+                    push(pending)
+                pending = [self._unk_id(), k, k + 1]
+    if pending is not None:
+        push(pending)
+    return ids, starts, ends
+
+
+def fuse_unk_ignored(mp: pytest.MonkeyPatch) -> None:
+    """``fuse_unk: true`` read but never applied."""
+    original = bpe.BpeModel.__init__
+
+    def init(self: Any, *args: Any, **kwargs: Any) -> None:
+        original(self, *args, **kwargs)
+        self.fuse_unk = False
+
+    mp.setattr(bpe.BpeModel, "__init__", init)
+
+
+def ignore_merges_ignored(mp: pytest.MonkeyPatch) -> None:
+    """``ignore_merges: true`` never takes a whole word from the vocabulary."""
+    original = bpe.BpeModel.__init__
+
+    def init(self: Any, *args: Any, **kwargs: Any) -> None:
+        original(self, *args, **kwargs)
+        self.ignore_merges = False
+
+    mp.setattr(bpe.BpeModel, "__init__", init)
+
+
+# -- founding rules and strict choices ----------------------------------------------------------
+def lowercase_accepted(mp: pytest.MonkeyPatch) -> None:
+    """<0xc3> accepted and used as the piece of byte 0xC3."""
+    def check(vocab: dict[str, int], node: Any) -> None:
+        for byte in range(256):
+            if bpe.byte_piece(byte) not in vocab and f"<0x{byte:02x}>" not in vocab:
+                node.fail("byte-alphabet-incomplete", f"{bpe.byte_piece(byte)!r} is missing")
+    original_init = bpe.BpeModel.__init__
+
+    def init(self: Any, *args: Any, **kwargs: Any) -> None:
+        original_init(self, *args, **kwargs)
+        self._byte_ids = [i if i is not None else self._vocab.get(f"<0x{b:02x}>")
+                          for b, i in enumerate(self._byte_ids)]
+
+    mp.setattr(bpe, "_check_byte_alphabet", check)
+    mp.setattr(bpe.BpeModel, "__init__", init)
+
+
+def incomplete_alphabet_accepted(mp: pytest.MonkeyPatch) -> None:
+    """The alphabet check stops at the lower-case spellings: a missing piece loads."""
+    original = bpe._check_byte_alphabet
+
+    def check(vocab: dict[str, int], node: Any) -> None:
+        complete = {**vocab, **{bpe.byte_piece(b): -1 for b in range(256)}}
+        original(complete, node)
+
+    mp.setattr(bpe, "_check_byte_alphabet", check)
+
+
+def extra_step_after_strip(mp: pytest.MonkeyPatch) -> None:
+    """The decoder-shape rule checks the first four steps of a Sequence, not its length:
+    Llama's chain with one more step after Strip loads."""
+    original = decoders.check_byte_fallback_shape
+
+    def check(node: Any) -> None:
+        value = node.value
+        if (isinstance(value, dict) and value.get("type") == "Sequence"
+                and isinstance(value.get("decoders"), list)
+                and [s.get("type") for s in value["decoders"][:4]
+                     if isinstance(s, dict)] == list(decoders.BYTE_FALLBACK_CHAIN)):
+            return
+        original(node)
+
+    mp.setattr(decoders, "check_byte_fallback_shape", check)
+
+
+def bare_byte_fallback_refused(mp: pytest.MonkeyPatch) -> None:
+    """Only Llama's chain passes the decoder-shape rule: a bare ByteFallback is refused."""
+    original = decoders.check_byte_fallback_shape
+
+    def check(node: Any) -> None:
+        if isinstance(node.value, dict) and node.value.get("type") == "ByteFallback":
+            node.fail("decoder-shape", "found a bare ByteFallback")
+        original(node)
+
+    mp.setattr(decoders, "check_byte_fallback_shape", check)
+
+
+def unk_outside_vocabulary_accepted(mp: pytest.MonkeyPatch) -> None:
+    """The strict load no longer checks that unk_token is in the vocabulary."""
+    original = bpe.BpeModel.from_json.__func__  # type: ignore[attr-defined]
+
+    def from_json(cls: Any, node: Any, *, strict: bool = True) -> Any:
+        unk = node.value.get("unk_token") if isinstance(node.value, dict) else None
+        vocab = node.value.get("vocab") if isinstance(node.value, dict) else None
+        if strict and isinstance(unk, str) and isinstance(vocab, dict) and unk not in vocab:
+            model = original(cls, node, strict=False)
+            model._strict = True
+            return model
+        return original(cls, node, strict=strict)
+
+    mp.setattr(bpe.BpeModel, "from_json", classmethod(from_json))
+
+
+def unknown_ids_dropped(mp: pytest.MonkeyPatch) -> None:
+    """Strict decode drops an id that names no token, as upstream does."""
+    original = tokenizer.Tokenizer.decode
+
+    def decode(self: Any, ids: Any, skip_special_tokens: bool = True) -> str:
+        known = [i for i in ids if self._lookup(i) is not None] if isinstance(ids, list) else ids
+        return str(original(self, known, skip_special_tokens))
+
+    mp.setattr(tokenizer.Tokenizer, "decode", decode)
+
+
+# -- decoders -----------------------------------------------------------------------------------
+def python_replace(run_bytes: bytes) -> list[str]:
+    """Python's errors="replace": one U+FFFD per maximal invalid subpart."""
+    return [run_bytes.decode("utf-8", errors="replace")]
+
+
+def metaspace_applied(mp: pytest.MonkeyPatch) -> None:
+    """The Metaspace decoder applied as upstream applies it (decision 0002 keeps it)."""
+    def chain(self: Any, tokens: list[str]) -> list[str]:
+        return decoders.metaspace_decode_upstream(tokens, self.replacement,
+                                                  self.prepend_scheme)
+
+    mp.setattr(decoders.Metaspace, "decode_chain", chain)
+
+
+def fuse_with_spaces(self: Any, tokens: list[str]) -> list[str]:
+    """Fuse joins with a space."""
+    return [" ".join(tokens)]
+
+
+def strip_windows_swapped(self: Any, tokens: list[str]) -> list[str]:
+    """Strip's start and stop read the wrong way round."""
+    return [decoders.strip_token(t, self.content, self.stop, self.start) for t in tokens]
+
+
+def replace_first_only(self: Any, tokens: list[str]) -> list[str]:
+    """The Replace decoder rewrites only the first match of each token."""
+    out = []
+    for token in tokens:
+        pieces = self.pattern.find_matches(token)
+        done, text = False, []
+        for start, end, is_match in pieces:
+            text.append(self.content if is_match and not done else token[start:end])
+            done = done or is_match
+        out.append("".join(text))
+    return out
+
+
+def upper_case_hex_only(text: str) -> int | None:
+    """ByteFallback decodes only upper-case hex digits (upstream parses either case)."""
+    if text != text.upper():
+        return None
+    return _RUST_HEX(text)
+
+
+_RUST_HEX = decoders._rust_hex_u8
+
+
+# -- added tokens -------------------------------------------------------------------------------
+def vocab_size_as_largest_id(self: Any) -> int:
+    """The model's size read as its largest id + 1: new added tokens then get ids past
+    the holes of a vocabulary whose ids are not contiguous (upstream counts strings)."""
+    return max(self._vocab.values(), default=-1) + 1
+
+
+def lstrip_rstrip_swapped(mp: pytest.MonkeyPatch) -> None:
+    """An added token's lstrip and rstrip flags read the wrong way round."""
+    original = added_vocabulary.added_tokens_from_json
+
+    def parse(node: Any) -> list[Any]:
+        return [replace(t, lstrip=t.rstrip, rstrip=t.lstrip) for t in original(node)]
+
+    mp.setattr(added_vocabulary, "added_tokens_from_json", parse)
+    mp.setattr(loader, "added_tokens_from_json", parse)
+
+
+def single_word_ignored(mp: pytest.MonkeyPatch) -> None:
+    """``single_word`` never checked: an added token matches inside a word."""
+    original = added_vocabulary.added_tokens_from_json
+
+    def parse(node: Any) -> list[Any]:
+        return [replace(t, single_word=False) for t in original(node)]
+
+    mp.setattr(loader, "added_tokens_from_json", parse)
+
+
+# -- normalizers, alignment, pre-tokenizers ---------------------------------------------------
+def prepend_zero_width(self: Any, prefix: str) -> None:
+    """Prepended characters aligned to an empty span before the text."""
+    if not self.text or not prefix:
+        return
+    start = self.alignments[0][0]
+    self.text = prefix + self.text
+    self.alignments = [(start, start)] * len(prefix) + self.alignments
+
+
+def replace_aligned_to_first(self: Any, matches: list[tuple[int, int]], content: str) -> None:
+    """Inserted characters aligned to the first removed character, not the last."""
+    if not matches:
+        return
+    out_text: list[str] = []
+    out_align: list[tuple[int, int]] = []
+    last = 0
+    for start, end in matches:
+        out_text.append(self.text[last:start])
+        out_align.extend(self.alignments[last:start])
+        if content:
+            align = (self.alignments[start] if start < end
+                     else (self.original_start, self.original_start))
+            out_text.append(content)
+            out_align.extend([align] * len(content))
+        last = end
+    out_text.append(self.text[last:])
+    out_align.extend(self.alignments[last:])
+    self.text = "".join(out_text)
+    self.alignments = out_align
+
+
+def first_scheme_as_always(mp: pytest.MonkeyPatch) -> None:
+    """Metaspace's ``prepend_scheme: first`` prepends to every piece, like ``always``."""
+    original = pre_tokenizers.metaspace_from_json
+
+    def parse(node: Any) -> Any:
+        step = original(node)
+        return replace(step, prepend_scheme="always") if step.prepend_scheme == "first" else step
+
+    mp.setattr(pre_tokenizers, "metaspace_from_json", parse)
+
+
+def split_ignored(mp: pytest.MonkeyPatch) -> None:
+    """Metaspace's ``split: true`` never splits."""
+    original = pre_tokenizers.metaspace_from_json
+
+    def parse(node: Any) -> Any:
+        return replace(original(node), split_on_replacement=False)
+
+    mp.setattr(pre_tokenizers, "metaspace_from_json", parse)
+
+
+def string_pattern_overlapping(self: Any, text: str) -> Iterator[tuple[int, int]]:
+    """A String pattern's matches resume one character after a match (overlapping)."""
+    if self.regex is not None:
+        yield from patterns.onig_find_iter(self.regex, text)
+        return
+    literal, at = self.source, text.find(self.source)
+    while at != -1:
+        yield at, at + len(literal)
+        at = text.find(literal, at + 1)
+
+
+# -- post-processor, encoding, tokenizer -------------------------------------------------------
+def pair_type_ids_zero(mp: pytest.MonkeyPatch) -> None:
+    """Every token of a pair gets type id 0."""
+    original = post_processors.TemplateProcessing.apply
+
+    def apply(self: Any, a: Any, b: Any, add_special_tokens: bool) -> Any:
+        tokens, type_ids = original(self, a, b, add_special_tokens)
+        return tokens, [0] * len(type_ids) if b is not None else type_ids
+
+    mp.setattr(post_processors.TemplateProcessing, "apply", apply)
+
+
+def specials_unattended(mp: pytest.MonkeyPatch) -> None:
+    """The attention mask is 0 on template specials (it is 0 only on padding)."""
+    original = encoding.EncodedSequence.of.__func__  # type: ignore[attr-defined]
+
+    def of(cls: Any, tokens: list[Any], type_ids: list[int] | None = None) -> Any:
+        seq = original(cls, tokens, type_ids)
+        mask = tuple(0 if t.track == "special" else m
+                     for t, m in zip(seq.tokens, seq.attention_mask, strict=True))
+        return cls(seq.tokens, mask, seq.special_tokens_mask, seq.type_ids)
+
+    mp.setattr(encoding.EncodedSequence, "of", classmethod(of))
+
+
+def byte_offsets(mp: pytest.MonkeyPatch) -> None:
+    """Spans in UTF-8 bytes instead of characters."""
+    original = tokenizer.Tokenizer.encode_with_spans
+
+    def encode_with_spans(self: Any, text: str, *args: Any, **kwargs: Any) -> Any:
+        seq = original(self, text, *args, **kwargs)
+
+        def at(i: int) -> int:
+            return i if i < 0 else len(text[:i].encode("utf-8"))
+        tokens = [type(t)(t.id, t.token, at(t.start), at(t.end), t.track, t.metadata)
+                  for t in seq.tokens]
+        return type(seq).of(tokens, list(seq.type_ids))
+
+    mp.setattr(tokenizer.Tokenizer, "encode_with_spans", encode_with_spans)
+
+
+def template_specials_at_zero(mp: pytest.MonkeyPatch) -> None:
+    """Template specials at (0, 0), as upstream reports them (oc-synthetic-specials)."""
+    original = post_processors.TemplateProcessing._special_tokens
+
+    def specials(self: Any, piece: Any) -> list[Any]:
+        return [replace(t, start=0, end=0) for t in original(self, piece)]
+
+    mp.setattr(post_processors.TemplateProcessing, "_special_tokens", specials)
+
+
+MUTANTS: tuple[Mutant, ...] = (
+    Mutant("merge ties broken rightmost", "bpe",
+           lambda mp: mp.setattr(bpe, "_merge_all", ties_rightmost)),
+    Mutant("merge ranks read backwards", "bpe",
+           lambda mp: mp.setattr(bpe, "_merge_all", highest_rank_first)),
+    Mutant("byte fallback of the undecorated character", "bpe", undecorated_byte_fallback,
+           {"byte_fallback": True, "prefix": ("##", "@@", "▁", "ä")}),
+    Mutant("decorated byte pieces with wrong spans", "bpe", decorated_bytes_wrong_spans,
+           {"byte_fallback": True, "prefix": ("##", "@@", "▁", "ä")}),
+    Mutant("unk/byte ordering bug reproduced", "bpe",
+           lambda mp: mp.setattr(bpe.BpeModel, "_word_symbols", ordering_bug_reproduced),
+           {"byte_alphabet": "sparse", "byte_fallback": True}),
+    Mutant("fuse_unk ignored", "bpe", fuse_unk_ignored, {"fuse_unk": True, "unk": "present"}),
+    Mutant("ignore_merges ignored", "bpe", ignore_merges_ignored, {"ignore_merges": True}),
+    Mutant("lower-case byte spelling accepted", "bpe", lowercase_accepted),
+    Mutant("incomplete byte alphabet accepted", "bpe", incomplete_alphabet_accepted,
+           {"byte_fallback": True, "byte_alphabet": "partial"}),
+    Mutant("unk_token outside the vocabulary accepted", "bpe",
+           unk_outside_vocabulary_accepted, {"unk": "dangling"}),
+    Mutant("decoder shape with a step after Strip accepted", "decoders",
+           extra_step_after_strip, {"byte_fallback": True, "decoder": "perturbed"}),
+    Mutant("bare ByteFallback decoder refused", "decoders", bare_byte_fallback_refused,
+           {"byte_fallback": True, "byte_alphabet": "complete"}),
+    Mutant("Metaspace decoder applied", "decoders", metaspace_applied),
+    Mutant("decode runs with errors='replace'", "decoders",
+           lambda mp: mp.setattr(decoders, "decode_byte_run", python_replace)),
+    Mutant("Fuse joins with spaces", "decoders",
+           lambda mp: mp.setattr(decoders.Fuse, "decode_chain", fuse_with_spaces)),
+    Mutant("Strip windows swapped", "decoders",
+           lambda mp: mp.setattr(decoders.Strip, "decode_chain", strip_windows_swapped)),
+    Mutant("Replace decoder rewrites the first match only", "decoders",
+           lambda mp: mp.setattr(decoders.Replace, "decode_chain", replace_first_only)),
+    Mutant("ByteFallback decodes upper-case hex only", "decoders",
+           lambda mp: mp.setattr(decoders, "_rust_hex_u8", upper_case_hex_only),
+           {"byte_alphabet": "lower"}),
+    Mutant("unknown ids dropped by the strict decode", "tokenizer", unknown_ids_dropped),
+    Mutant("added-token ids after the largest vocabulary id", "added_vocabulary",
+           lambda mp: mp.setattr(bpe.BpeModel, "vocab_size", vocab_size_as_largest_id),
+           {"id_layout": "holes", "added_tokens": ("llama+extras", "extras")}),
+    Mutant("added token lstrip and rstrip swapped", "added_vocabulary",
+           lstrip_rstrip_swapped, {"added_tokens": ("llama+extras", "extras")}),
+    Mutant("added token single_word ignored", "added_vocabulary", single_word_ignored,
+           {"added_tokens": ("llama+extras", "extras")}),
+    Mutant("prepended characters at an empty span", "alignment",
+           lambda mp: mp.setattr(alignment.NormalizedText, "prepend", prepend_zero_width),
+           {"normalizer": ("llama", "prepend")}),
+    Mutant("replaced characters aligned to the first removed one", "alignment",
+           lambda mp: mp.setattr(alignment.NormalizedText, "replace_ranges",
+                                 replace_aligned_to_first),
+           {"normalizer": ("replace-string", "replace-regex", "sequence")}),
+    Mutant("Metaspace prepend_scheme first read as always", "pre_tokenizers",
+           first_scheme_as_always, {"pre_tokenizer": ("metaspace", "sequence")}),
+    Mutant("Metaspace split ignored", "pre_tokenizers", split_ignored,
+           {"pre_tokenizer": ("metaspace", "sequence")}),
+    Mutant("String pattern matches overlap", "patterns",
+           lambda mp: mp.setattr(patterns.ReplacePattern, "spans", string_pattern_overlapping),
+           {"normalizer": ("replace-string", "llama", "sequence")}),
+    Mutant("pair type ids all zero", "post_processors", pair_type_ids_zero,
+           {"post_processor": "template", "pairs": 1000}),
+    Mutant("template specials at (0, 0)", "post_processors", template_specials_at_zero,
+           {"post_processor": "template"}),
+    Mutant("attention mask 0 on template specials", "encoding", specials_unattended,
+           {"post_processor": "template"}),
+    Mutant("byte offsets instead of characters", "tokenizer", byte_offsets),
+)
+
+#: The mutants CI runs on every change (one per family); ``nox -s mutants`` runs all.
+SAMPLE = ("decorated byte pieces with wrong spans", "decoder shape with a step after Strip "
+          "accepted", "Metaspace decoder applied", "pair type ids all zero",
+          "added-token ids after the largest vocabulary id")
+
+
+@contextmanager
+def planted(mutant: Mutant) -> Iterator[None]:
+    with pytest.MonkeyPatch.context() as mp:
+        mutant.patch(mp)
+        yield
+
+
+def try_mutant(mutant: Mutant) -> JobResult:
+    with planted(mutant):
+        return short_run(mutant.constraints, mutant.examples)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--only", action="append", default=[],
+                        help="run the mutants whose name contains this (repeatable)")
+    args = parser.parse_args(argv)
+    chosen = [m for m in MUTANTS if not args.only or any(o in m.name for o in args.only)]
+    print("unpatched reference on the same runs:", flush=True)
+    clean = True
+    for constraints in {repr(m.constraints): m for m in chosen}.values():
+        result = short_run(constraints.constraints, constraints.examples)
+        if caught(result):
+            clean = False
+            print(f"  NOT GREEN with {constraints.constraints}: "
+                  f"{dict(result.tally.failures)} {result.stale}")
+    print("  green" if clean else "  the unpatched reference fails: scores mean nothing")
+    score = 0
+    for mutant in chosen:
+        started = time.monotonic()
+        result = try_mutant(mutant)
+        hit = caught(result)
+        score += hit
+        how = (sorted(result.tally.failures)[:1] or [f"stale {result.stale[0].id}"]
+               if hit else ["NOT CAUGHT"])
+        print(f"  [{'caught' if hit else 'MISSED'}] {mutant.module:<17} {mutant.name} "
+              f"({time.monotonic() - started:.0f}s): {how[0][:110]}", flush=True)
+    print(f"mutation score: {score}/{len(chosen)}")
+    return 0 if clean and score == len(chosen) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
