@@ -19,7 +19,9 @@ differences, all decided by the project's spec:
 from __future__ import annotations
 
 import heapq
+import itertools
 import math
+import operator
 import re
 import struct
 from collections.abc import Mapping
@@ -33,6 +35,9 @@ from .jsonfields import Node
 CACHE_CAPACITY = 10_000
 #: Upstream's ``MAX_LENGTH``: only words shorter than this many UTF-8 bytes are cached.
 CACHE_MAX_WORD_BYTES = 256
+
+#: Boundaries of a long word looked at to decide whether to merge it piece by piece.
+_CUT_SAMPLE = 256
 
 _LEGACY_VERSION_PREFIX = "#version"
 _BYTE_PIECE = re.compile(r"<0x([0-9A-Fa-f]{2})>")
@@ -113,6 +118,11 @@ class BpeModel:
         self._strict = strict
         self._byte_ids: list[int | None] = [vocab.get(piece) for piece in _BYTE_PIECES]
         self._cache: dict[str, tuple[BpeToken, ...]] = {}
+        #: Pieces of long words (see _cuts): initial ids -> (surviving indices, their ids).
+        self._piece_cache: dict[tuple[int, ...], tuple[tuple[int, ...], tuple[int, ...]]] = {}
+        #: The two-character substrings of every merge result, built on first use.
+        self._pairs_in_merges: frozenset[str] | None = None
+        self._cuttable = False
 
     # -- loading ----------------------------------------------------------------
     @classmethod
@@ -207,12 +217,101 @@ class BpeModel:
         if self.ignore_merges and word in self._vocab:
             return None
         ids, starts, ends = self._word_symbols(word)
-        alive = _merge_all(ids, ends, self._merges)
-        if len(alive) != len(ids):
-            ids = [ids[i] for i in alive]
-            starts = [starts[i] for i in alive]
-            ends = [ends[i] for i in alive]
+        cuts = self._cuts(ids) if len(ids) > 1 and self._worth_cutting(ids) else []
+        if cuts:
+            alive, ids = self._merge_pieces(ids, cuts)
+            last = len(starts) - 1
+            starts, ends = ([starts[i] for i in alive],
+                            [ends[i - 1] for i in itertools.islice(alive, 1, None)] + [ends[last]])
+        else:
+            alive = _merge_all(ids, ends, self._merges)
+            if len(alive) != len(ids):
+                ids = [ids[i] for i in alive]
+                starts = [starts[i] for i in alive]
+                ends = [ends[i] for i in alive]
         return ids, list(map(self._vocab_r.__getitem__, ids)), starts, ends
+
+    # A long word is merged piece by piece where merging provably never joins the pieces.
+    # Every merge result's string is its left part's string followed by its right part's
+    # (the load checks it; no continuing_subword_prefix, which is cut off the right part),
+    # so a symbol's string is always its initial symbols' strings end to end, and a merge
+    # that joined initial symbols x and y across their boundary would make a string
+    # containing str(x) + str(y). Where no merge result contains that string, nothing ever
+    # merges across the boundary: upstream's heap pops the entries of each side in the same
+    # relative order as it would for that side alone, and each pop only looks at its own
+    # side, so each piece merges exactly as it would alone. Only two-character
+    # concatenations are looked up (in the set of two-character substrings of every merge
+    # result); other boundaries are never cut. Pieces repeat in real text (a word between
+    # two spaces), so their results are kept, as upstream keeps the results of words.
+    def _worth_cutting(self, ids: list[int]) -> bool:
+        """Whether merges are dense, so that merging piece by piece pays (most neighbours
+        could merge, as in a Latin-script text); where they are sparse (byte pieces,
+        ideographs) one merge of the whole word is cheaper. Judged on the first boundaries
+        only: either way the result is the same."""
+        if self.continuing_subword_prefix is not None or self.end_of_word_suffix is not None:
+            return False
+        inside = self._pairs_inside_merges()
+        if inside is None:
+            return False
+        sample = list(map(self._vocab_r.__getitem__, ids[:_CUT_SAMPLE + 1]))
+        joined = map(operator.add, sample, itertools.islice(sample, 1, None))
+        return 2 * sum(pair in inside for pair in joined) >= len(sample) - 1
+
+    def _pairs_inside_merges(self) -> frozenset[str] | None:
+        """The two-character substrings of every merge result (built on first use); None
+        when a merge result is not the concatenation of its parts (``from_json`` never
+        builds such a model) or two strings share an id, where no boundary is ever cut."""
+        if self._pairs_in_merges is None:
+            pairs: set[str] = set()
+            vocab_r = self._vocab_r
+            concatenated = len(vocab_r) == len(self._vocab)
+            for key, (_, result_id) in self._merges.items():
+                result = vocab_r.get(result_id, "")
+                left = vocab_r.get(key >> 32)
+                right = vocab_r.get(key & 0xFFFFFFFF)
+                if left is None or right is None or left + right != result:
+                    concatenated = False
+                    break
+                pairs.update(map(operator.add, result, result[1:]))
+            self._pairs_in_merges = frozenset(pairs) if concatenated else frozenset()
+            self._cuttable = concatenated
+        return self._pairs_in_merges if self._cuttable else None
+
+    def _cuts(self, ids: list[int]) -> list[int]:
+        """The boundaries (index of the symbol after it) no merge can ever cross."""
+        if self.continuing_subword_prefix is not None or self.end_of_word_suffix is not None:
+            return []
+        inside = self._pairs_inside_merges()
+        if inside is None:
+            return []
+        strings = list(map(self._vocab_r.__getitem__, ids))
+        joined = map(operator.add, strings, itertools.islice(strings, 1, None))
+        return [j for j, pair in enumerate(joined, 1) if pair not in inside and len(pair) == 2]
+
+    def _merge_pieces(self, ids: list[int], cuts: list[int]) -> tuple[list[int], list[int]]:
+        """``_merge_all`` of the whole symbol sequence, piece by piece between ``cuts``: the
+        indices of the surviving symbols and their ids."""
+        merges = self._merges
+        pieces = self._piece_cache
+        alive: list[int] = []
+        merged: list[int] = []
+        start = 0
+        for end in itertools.chain(cuts, (len(ids),)):
+            key = tuple(ids[start:end])
+            known = pieces.get(key)
+            if known is None:
+                piece_ids = list(key)
+                survivors = _merge_all(piece_ids, list(range(len(key))), merges)
+                known = (tuple(survivors), tuple([piece_ids[i] for i in survivors]))
+                if len(pieces) < CACHE_CAPACITY:
+                    pieces[key] = known
+            if start:
+                alive.extend([start + i for i in known[0]])
+            else:
+                alive.extend(known[0])
+            merged.extend(known[1])
+            start = end
+        return alive, merged
 
     def _merged_tokens(self, word: str) -> list[BpeToken]:
         ids, starts, ends = self._word_symbols(word)
@@ -238,9 +337,25 @@ class BpeModel:
                 pass
             else:
                 return ids, list(range(len(word))), list(range(1, len(word) + 1))
+            # Next: every character is an entry or has all its byte pieces (no unknown).
+            table: dict[str, list[int]] = {}
+            firsts: dict[str, tuple[int, ...]] = {}  # 1 for a character's first symbol, else 0
+            for ch in set(word):
+                resolved = self._resolve(ch)
+                if resolved is None:
+                    break
+                table[ch] = resolved
+                firsts[ch] = (1,) + (0,) * (len(resolved) - 1)
+            else:
+                flat = itertools.chain.from_iterable
+                marks = list(flat(map(firsts.__getitem__, word)))
+                ends = list(itertools.accumulate(marks))  # the character index + 1
+                starts = list(itertools.accumulate(marks, initial=-1))
+                del starts[0]
+                return list(flat(map(table.__getitem__, word))), starts, ends
         ids = []
-        starts: list[int] = []
-        ends: list[int] = []
+        starts = []
+        ends = []
         vocab_get = self._vocab.get
         last = len(word) - 1
         pending: list[int] | None = None  # [unk id, start, end] of the unknown not yet pushed

@@ -81,12 +81,20 @@ class EncodedSequence:
         tokens: list[EncodedToken],
         type_ids: list[int] | None = None,
     ) -> EncodedSequence:
+        tracks = [t.track for t in tokens]
         return cls(
             tokens=tuple(tokens),
-            attention_mask=tuple(0 if t.track == "pad" else 1 for t in tokens),
-            special_tokens_mask=tuple(1 if t.track == "special" else 0 for t in tokens),
+            attention_mask=_mask(tracks, "pad", 0, 1),
+            special_tokens_mask=_mask(tracks, "special", 1, 0),
             type_ids=tuple(type_ids if type_ids is not None else [0] * len(tokens)),
         )
+
+
+def _mask(tracks: list[Track], track: Track, hit: int, miss: int) -> tuple[int, ...]:
+    """``hit`` where a token's track is ``track``, else ``miss``."""
+    if track not in tracks:
+        return (miss,) * len(tracks)
+    return tuple(hit if t == track else miss for t in tracks)
 
 
 _new = object.__new__

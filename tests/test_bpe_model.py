@@ -660,3 +660,79 @@ def _covered(model: BpeModel, ch: str) -> bool:
     if ch in model.vocab:
         return True
     return model.byte_fallback and all(byte_piece(b) in model.vocab for b in ch.encode())
+
+
+# --------------------------------------------------------------------------------------
+# Long words: merged piece by piece where no merge can cross, tokens as columns
+# --------------------------------------------------------------------------------------
+@st.composite
+def long_words(draw: st.DrawFn) -> tuple[dict[str, Any], str]:
+    """A configuration and a word too long for the cache (so ``long_word_columns``
+    handles it), mostly made of the vocabulary's characters."""
+    model, word = draw(configurations())
+    chars = [c for c in ALPHABET if c in model["vocab"]] or ALPHABET
+    letters = st.sampled_from(chars * 4 + ALPHABET)
+    length = draw(st.integers(260, 400))
+    return model, word + "".join(draw(st.lists(letters, min_size=length, max_size=length)))
+
+
+def _columns(tokens: list[BpeToken]) -> tuple[list[int], list[str], list[int], list[int]]:
+    return ([t.id for t in tokens], [t.value for t in tokens], [t.start for t in tokens],
+            [t.end for t in tokens])
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(long_words())
+def test_merging_piece_by_piece_is_merging_the_whole_word(case: tuple[dict[str, Any], str]
+                                                          ) -> None:
+    from implementation.bpe import _merge_all
+
+    model, word = case
+    ours = load(model, strict=False)
+    columns = ours.long_word_columns(word)
+    if ours.dropout is not None or (ours.ignore_merges and word in ours.vocab):
+        assert columns is None
+        return
+    assert columns == _columns(ours._merged_tokens(word))
+    # The pieces themselves, whether or not the merges are dense enough to use them.
+    ids, _, ends = ours._word_symbols(word)
+    cuts = ours._cuts(ids)
+    whole_ids, whole_ends = list(ids), list(ends)
+    alive = _merge_all(whole_ids, whole_ends, ours._merges)
+    survivors, merged = ours._merge_pieces(list(ids), cuts)
+    assert survivors == alive
+    assert merged == [whole_ids[i] for i in alive]
+
+
+@pytest.mark.upstream
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(long_words())
+def test_long_word_differential_against_upstream(case: tuple[dict[str, Any], str]) -> None:
+    pytest.importorskip("tokenizers")
+    model, word = case
+    ours = load(model, strict=False)
+    upstream_ids, upstream_offsets = upstream_encode(model, word)
+    columns = ours.long_word_columns(word)
+    tokens = ours.tokenize(word)
+    assert [t.id for t in tokens] == upstream_ids
+    if columns is not None:
+        assert columns == _columns(tokens)
+    dropped = ours.unk_token is None and not all(_covered(ours, ch) for ch in word)
+    if not dropped:
+        assert [(t.start, t.end) for t in tokens] == upstream_offsets
+
+
+def test_a_long_word_is_cut_only_where_no_merge_result_joins_the_characters() -> None:
+    v = vocab("a", "b", " ", "ab", " a", "b ")
+    m = build(v, [["a", "b"], [" ", "a"]])
+    word = "ab " * 100 + "ba"  # 302 characters: beyond the cache
+    ids, _, _ = m._word_symbols(word)
+    # Merge results are "ab" and " a": every other pair of neighbours is a cut, "b " too
+    # (a vocabulary string, but no merge makes it).
+    assert m._cuts(ids) == [j for j in range(1, len(word)) if word[j - 1:j + 1] not in ("ab", " a")]
+    assert m._worth_cutting(ids)  # 2 of every 3 neighbours could merge
+    columns = m.long_word_columns(word)
+    assert columns is not None
+    assert columns[1][:4] == ["ab", " ", "ab", " "]
+    assert columns[1][-3:] == [" ", "b", "a"]
+    assert columns == _columns(m._merged_tokens(word))
