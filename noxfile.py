@@ -131,3 +131,27 @@ def bench(session: nox.Session) -> None:
     """
     session.install("-e", ".[harness]")
     session.run("python", "-m", "harness", "bench", *session.posargs)
+
+
+@nox.session(python=PYTHON)
+def mutants(session: nox.Session) -> None:
+    """The mutation suite (tests/mutants.py): every planted bug in the reference, each
+    under a short harness run, after the unpatched reference on the same runs; prints the
+    score N/N and fails unless every mutant is caught. `-- --only NAME` runs some."""
+    session.install("-e", ".[dev]", UPSTREAM)
+    session.run("python", "tests/mutants.py", *session.posargs)
+
+
+@nox.session(python=PYTHON)
+def coverage(session: nox.Session) -> None:
+    """Reach: branch coverage of each semantic module of implementation/ from one default
+    harness run alone (no unit tests), printed per module against the 95% target.
+    Arguments after `--` go to `python -m harness conformance`."""
+    session.install("-e", ".[harness]", "coverage>=7")
+    data = os.path.join(session.create_tmp(), "reach")
+    session.run("coverage", "run", f"--data-file={data}", "--branch", "--source=implementation",
+                "-m", "harness", "conformance", "--no-database", "--workers", "1",
+                "--report", os.path.join(session.create_tmp(), "conformance.yaml"),
+                *session.posargs)
+    session.run("coverage", "json", f"--data-file={data}", "-o", f"{data}.json", "-q")
+    session.run("python", "-m", "harness.runs.reach", f"{data}.json")

@@ -507,7 +507,7 @@ MUTANTS: tuple[Mutant, ...] = (
            lambda mp: mp.setattr(bpe.BpeModel, "vocab_size", vocab_size_as_largest_id),
            {"id_layout": "holes", "added_tokens": ("llama+extras", "extras")}),
     Mutant("added token lstrip and rstrip swapped", "added_vocabulary",
-           lstrip_rstrip_swapped, {"added_tokens": ("llama+extras", "extras")}),
+           lstrip_rstrip_swapped, {"added_tokens": ("llama+extras", "extras")}, 600),
     Mutant("added token single_word ignored", "added_vocabulary", single_word_ignored,
            {"added_tokens": ("llama+extras", "extras")}),
     Mutant("prepended characters at an empty span", "alignment",
@@ -523,7 +523,7 @@ MUTANTS: tuple[Mutant, ...] = (
            {"pre_tokenizer": ("metaspace", "sequence")}),
     Mutant("String pattern matches overlap", "patterns",
            lambda mp: mp.setattr(patterns.ReplacePattern, "spans", string_pattern_overlapping),
-           {"normalizer": ("replace-string", "llama", "sequence")}),
+           {"normalizer": ("replace-string", "llama", "sequence")}, 600),
     Mutant("pair type ids all zero", "post_processors", pair_type_ids_zero,
            {"post_processor": "template", "pairs": 1000}),
     Mutant("template specials at (0, 0)", "post_processors", template_specials_at_zero,
@@ -559,11 +559,11 @@ def main(argv: list[str] | None = None) -> int:
     chosen = [m for m in MUTANTS if not args.only or any(o in m.name for o in args.only)]
     print("unpatched reference on the same runs:", flush=True)
     clean = True
-    for constraints in {repr(m.constraints): m for m in chosen}.values():
-        result = short_run(constraints.constraints, constraints.examples)
+    for same in {(repr(m.constraints), m.examples): m for m in chosen}.values():
+        result = short_run(same.constraints, same.examples)
         if caught(result):
             clean = False
-            print(f"  NOT GREEN with {constraints.constraints}: "
+            print(f"  NOT GREEN with {same.constraints}, {same.examples} examples: "
                   f"{dict(result.tally.failures)} {result.stale}")
     print("  green" if clean else "  the unpatched reference fails: scores mean nothing")
     score = 0

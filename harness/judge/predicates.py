@@ -34,6 +34,7 @@ from .specification import (
     broken_rules,
     byte_piece_violations,
     known_ids,
+    names_broken_path,
     template_layout,
 )
 
@@ -116,7 +117,7 @@ def _strict_load(div: Divergence, rule: str) -> bool:
 def _refused_where_broken(ctx: Context, div: Divergence, rule: str) -> bool:
     """Our side: the refusal names a JSON path where the document breaks ``rule``."""
     ref = div.observation.reference
-    return isinstance(ref, Refused) and ref.path in ctx.broken.get(rule, ())
+    return isinstance(ref, Refused) and names_broken_path(rule, ref.path, ctx.broken)
 
 
 def _yes(condition: bool) -> frozenset[int]:

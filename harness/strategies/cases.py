@@ -53,7 +53,8 @@ def documents(draw: st.DrawFn, profile: Profile = DEFAULT_PROFILE) -> dict[str, 
     unk_token = draw(weighted(UNK_TOKENS))
     plan = draw(added_token_plans(profile, unk=unk, unk_token=unk_token))
     model = draw(bpe_models(profile, alphabet=alphabet, reserved=plan.reserved,
-                            unk_token=unk_token, unk=unk, allow_holes=not plan.outside_model))
+                            unk_token=unk_token, unk=unk,
+                            free_ids=sum(not s.in_model_vocab for s in plan.specs)))
     vocab = model["vocab"]
     specs = [*plan.specs, *draw(vocabulary_piece_specs(
         vocab, exclude=frozenset(s.content for s in plan.specs)))]

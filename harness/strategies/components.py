@@ -37,7 +37,9 @@ REPLACE_CONTENTS: Final = (METASPACE, "", "X", METASPACE * 2, "é")
 
 
 def replace_strings(alphabet: Sequence[str]) -> st.SearchStrategy[JSON]:
-    patterns = [" ", *alphabet[:8], "ab"]
+    """Literal patterns: a space, characters of the alphabet, and patterns that overlap
+    themselves ("  " in a run of three spaces: matches never overlap)."""
+    patterns = [" ", *alphabet[:8], "ab", "  ", alphabet[0] * 2]
     return st.builds(replace, st.sampled_from(patterns), st.sampled_from(REPLACE_CONTENTS))
 
 

@@ -339,10 +339,12 @@ def merges_json(merges: Sequence[Merge], form: MergesForm, version_line: Version
 
 @st.composite
 def id_layouts(draw: st.DrawFn, strings: Sequence[str], reserved: int,
-               layout: IdLayout) -> dict[str, int]:
+               layout: IdLayout, free: int = 0) -> dict[str, int]:
     """Ids for ``strings``: the first ``reserved`` get 0..k-1, the rest per ``layout``.
 
-    Never two strings on one id (upstream would pick one at random per process).
+    Never two strings on one id (upstream would pick one at random per process). With
+    holes, the ``free`` ids from the vocabulary's size up are left to added tokens outside
+    the model (upstream gives them the ids past the size, not past the largest id).
     """
     n = len(strings)
     ids = list(range(reserved, n))
@@ -350,7 +352,8 @@ def id_layouts(draw: st.DrawFn, strings: Sequence[str], reserved: int,
         rng = random.Random(draw(st.integers(0, 2**32 - 1)))
         if layout == "holes":
             spare = draw(st.integers(1, max(1, len(ids) // 3)))
-            ids = sorted(rng.sample(range(reserved, n + spare), len(ids)))
+            ids = sorted(i + free if i >= n else i
+                         for i in rng.sample(range(reserved, n + spare), len(ids)))
             if draw(st.booleans()):
                 rng.shuffle(ids)
         else:
@@ -388,13 +391,15 @@ def bpe_models(
     unk_token: str | None = "<unk>",
     unk: UnkKind | None = None,
     allow_holes: bool = True,
+    free_ids: int = 0,
 ) -> dict[str, Any]:
     """A BPE ``model`` object (the serialized form of tokenizers 0.23.1, fields in order).
 
     ``reserved`` strings (specials) take ids 0..k-1 in the model vocabulary.  ``unk`` says
     whether ``unk_token`` is in the vocabulary ("present": it is added to ``reserved`` if
     missing), null ("absent"), or names a string outside it ("dangling").
-    ``allow_holes=False`` keeps ids dense (needed when added tokens lie outside the model).
+    ``allow_holes=False`` keeps ids dense; with holes, ``free_ids`` ids from the
+    vocabulary's size up stay free for the added tokens outside the model.
     """
     if alphabet is None:
         alphabet = draw(chars.alphabets())
@@ -441,7 +446,7 @@ def bpe_models(
     layout: IdLayout = draw(weighted(profile.id_layout))
     if layout == "holes" and not allow_holes:
         layout = "shuffled"
-    vocab = draw(id_layouts(strings, len(reserved), layout))
+    vocab = draw(id_layouts(strings, len(reserved), layout, free_ids))
     form = draw(weighted(profile.merges_form))
     version_line = draw(weighted(shares.VERSION_LINE)) if form == "legacy" else "none"
     middle = draw(st.integers(0, len(merges))) if version_line == "middle" else 0
