@@ -89,6 +89,8 @@ class NormalizedText:
         """
         if not matches:
             return
+        if len(content) == 1 and self._replace_characters(matches, content):
+            return
         out_text: list[str] = []
         out_align: list[Span] = []
         last = 0
@@ -107,3 +109,25 @@ class NormalizedText:
         out_align.extend(self.alignments[last:])
         self.text = "".join(out_text)
         self.alignments = out_align
+
+    def _replace_characters(self, matches: list[Span], content: str) -> bool:
+        """``replace_ranges`` where every match is one and the same character, matched
+        wherever it occurs, and ``content`` one character: ``str.replace``, and every
+        alignment stays (an inserted character takes the alignment of the one it
+        replaces). False, doing nothing, for any other replacement."""
+        text = self.text
+        size = len(text)
+        target = ""
+        previous = -1
+        for start, end in matches:
+            if end != start + 1 or start <= previous or end > size:
+                return False
+            if text[start] != target:
+                if target:
+                    return False
+                target = text[start]
+            previous = start
+        if text.count(target) != len(matches):
+            return False
+        self.text = text.replace(target, content)
+        return True

@@ -102,8 +102,13 @@ class BpeModel:
         ignore_merges: bool = False,
         dropout: float | None = None,
         strict: bool = True,
+        junctions: frozenset[str] | None = None,
     ) -> None:
-        """Assemble an already validated model; ``merges`` maps a pair key to (rank, new id)."""
+        """Assemble an already validated model; ``merges`` maps a pair key to (rank, new id).
+
+        ``junctions``: where every merge result is its left part followed by its right part,
+        the last character of every merge's left part followed by the first of its right
+        part (what lets a long word be merged piece by piece); None: never cut."""
         self._vocab = vocab
         self._vocab_r = {token_id: token for token, token_id in vocab.items()}
         self._merges = merges
@@ -120,9 +125,7 @@ class BpeModel:
         self._cache: dict[str, tuple[BpeToken, ...]] = {}
         #: Pieces of long words (see _cuts): initial ids -> (surviving indices, their ids).
         self._piece_cache: dict[tuple[int, ...], tuple[tuple[int, ...], tuple[int, ...]]] = {}
-        #: The two-character substrings of every merge result, built on first use.
-        self._pairs_in_merges: frozenset[str] | None = None
-        self._cuttable = False
+        self._junctions = junctions
 
     # -- loading ----------------------------------------------------------------
     @classmethod
@@ -168,6 +171,8 @@ class BpeModel:
             ignore_merges=ignore_merges,
             dropout=dropout,
             strict=strict,
+            junctions=(frozenset([m.left[-1:] + m.right[:1] for m in merges])
+                       if prefix is None and suffix is None else None),
         )
 
     # -- lookups ----------------------------------------------------------------
@@ -233,60 +238,40 @@ class BpeModel:
 
     # A long word is merged piece by piece where merging provably never joins the pieces.
     # Every merge result's string is its left part's string followed by its right part's
-    # (the load checks it; no continuing_subword_prefix, which is cut off the right part),
-    # so a symbol's string is always its initial symbols' strings end to end, and a merge
-    # that joined initial symbols x and y across their boundary would make a string
-    # containing str(x) + str(y). Where no merge result contains that string, nothing ever
-    # merges across the boundary: upstream's heap pops the entries of each side in the same
-    # relative order as it would for that side alone, and each pop only looks at its own
-    # side, so each piece merges exactly as it would alone. Only two-character
-    # concatenations are looked up (in the set of two-character substrings of every merge
-    # result); other boundaries are never cut. Pieces repeat in real text (a word between
-    # two spaces), so their results are kept, as upstream keeps the results of words.
+    # (the load checks it; without continuing_subword_prefix, which is cut off the right
+    # part, or end_of_word_suffix), so a symbol's string is always its initial symbols'
+    # strings end to end. Take the boundary between two initial symbols whose strings are
+    # the single characters x and y: the first merge ever to join across it merges a
+    # symbol ending in x with one starting with y, so x + y is that merge's junction (the
+    # last character of its left part, then the first of its right part). Where x + y is
+    # no merge's junction, nothing ever merges across the boundary; upstream's heap then
+    # pops the entries of each side in the same relative order as it would for that side
+    # alone, and each pop only looks at its own side (an entry of a side's last symbol
+    # whose neighbour is now across the boundary finds no merge, as it finds no neighbour
+    # alone), so each piece merges exactly as it would alone. Pieces repeat in real text
+    # (a word between two spaces), so their results are kept, as upstream keeps words'.
     def _worth_cutting(self, ids: list[int]) -> bool:
         """Whether merges are dense, so that merging piece by piece pays (most neighbours
-        could merge, as in a Latin-script text); where they are sparse (byte pieces,
-        ideographs) one merge of the whole word is cheaper. Judged on the first boundaries
-        only: either way the result is the same."""
-        if self.continuing_subword_prefix is not None or self.end_of_word_suffix is not None:
-            return False
-        inside = self._pairs_inside_merges()
+        are some merge's junction, as in a Latin-script text); where they are sparse (byte
+        pieces, ideographs) one merge of the whole word is cheaper. Judged on the first
+        boundaries only: either way the result is the same."""
+        inside = self._junctions
         if inside is None:
             return False
         sample = list(map(self._vocab_r.__getitem__, ids[:_CUT_SAMPLE + 1]))
         joined = map(operator.add, sample, itertools.islice(sample, 1, None))
         return 2 * sum(pair in inside for pair in joined) >= len(sample) - 1
 
-    def _pairs_inside_merges(self) -> frozenset[str] | None:
-        """The two-character substrings of every merge result (built on first use); None
-        when a merge result is not the concatenation of its parts (``from_json`` never
-        builds such a model) or two strings share an id, where no boundary is ever cut."""
-        if self._pairs_in_merges is None:
-            pairs: set[str] = set()
-            vocab_r = self._vocab_r
-            concatenated = len(vocab_r) == len(self._vocab)
-            for key, (_, result_id) in self._merges.items():
-                result = vocab_r.get(result_id, "")
-                left = vocab_r.get(key >> 32)
-                right = vocab_r.get(key & 0xFFFFFFFF)
-                if left is None or right is None or left + right != result:
-                    concatenated = False
-                    break
-                pairs.update(map(operator.add, result, result[1:]))
-            self._pairs_in_merges = frozenset(pairs) if concatenated else frozenset()
-            self._cuttable = concatenated
-        return self._pairs_in_merges if self._cuttable else None
-
     def _cuts(self, ids: list[int]) -> list[int]:
-        """The boundaries (index of the symbol after it) no merge can ever cross."""
-        if self.continuing_subword_prefix is not None or self.end_of_word_suffix is not None:
-            return []
-        inside = self._pairs_inside_merges()
+        """The boundaries (index of the symbol after it) no merge can ever cross: between two
+        single characters that are no merge's junction."""
+        inside = self._junctions
         if inside is None:
             return []
         strings = list(map(self._vocab_r.__getitem__, ids))
         joined = map(operator.add, strings, itertools.islice(strings, 1, None))
-        return [j for j, pair in enumerate(joined, 1) if pair not in inside and len(pair) == 2]
+        return [j for j, pair in enumerate(joined, 1)
+                if pair not in inside and len(pair) == 2 and len(strings[j - 1]) == 1]
 
     def _merge_pieces(self, ids: list[int], cuts: list[int]) -> tuple[list[int], list[int]]:
         """``_merge_all`` of the whole symbol sequence, piece by piece between ``cuts``: the
@@ -297,6 +282,11 @@ class BpeModel:
         merged: list[int] = []
         start = 0
         for end in itertools.chain(cuts, (len(ids),)):
+            if end - start == 1:  # one symbol: nothing to merge
+                alive.append(start)
+                merged.append(ids[start])
+                start = end
+                continue
             key = tuple(ids[start:end])
             known = pieces.get(key)
             if known is None:
@@ -305,10 +295,7 @@ class BpeModel:
                 known = (tuple(survivors), tuple([piece_ids[i] for i in survivors]))
                 if len(pieces) < CACHE_CAPACITY:
                     pieces[key] = known
-            if start:
-                alive.extend([start + i for i in known[0]])
-            else:
-                alive.extend(known[0])
+            alive.extend(map(start.__add__, known[0]))
             merged.extend(known[1])
             start = end
         return alive, merged

@@ -28,13 +28,14 @@ from harness.core.canonical import read_yaml
 pytestmark = pytest.mark.upstream
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
-SECTIONS = ("encode", "growth", "harness", "decode", "memory")
+SECTIONS = ("encode", "growth", "long_words", "harness", "decode", "memory")
 STAGES = {"generation", "upstream", "reference", "reference_for_classification",
           "execute_glue", "compare", "classify", "record", "engine_and_rest"}
 SUMMARY_KEYS = {"min", "median", "max", "repeats"}
 #: The tiny scale (harness/bench/bench.py SCALES["tiny"]).
 TINY_REPEATS = 2
 TINY_GROWTH_SIZES = ("64", "128", "256", "512")
+TINY_LONG_WORDS = ("latin_300", "latin_1000", "cjk_300", "cjk_1000")
 TINY_HARNESS_EXAMPLES = 6
 TINY_DECODE_IDS = 2 * 512
 
@@ -103,6 +104,19 @@ def test_section_contents(report: dict[str, Any]) -> None:
     exponent = growth[f"exponent_{TINY_GROWTH_SIZES[-2]}_to_{TINY_GROWTH_SIZES[-1]}"]
     assert set(exponent) == {"reference", "upstream"}
 
+    long_words = report["long_words"]
+    assert set(long_words["texts"]) == {"source", "latin", "cjk"}
+    for vocabulary in ("mistral-v0.1", "small_vocabulary"):
+        entry = long_words[vocabulary]
+        if "skipped" in entry:
+            continue
+        for key in TINY_LONG_WORDS:
+            figures = entry[key]
+            assert figures["ids_agree"] == f"{TINY_REPEATS}/{TINY_REPEATS}"
+            assert figures["words_seen_by_the_model"] == [1]  # the whole text is one word
+            assert figures["warm"]["ratio"]["repeats"] == TINY_REPEATS
+            assert figures["cold"]["ratio"]["repeats"] == TINY_REPEATS
+
     harness = report["harness"]
     assert harness["examples"] == TINY_HARNESS_EXAMPLES
     assert harness["comparisons"] > 0
@@ -119,7 +133,8 @@ def test_section_contents(report: dict[str, Any]) -> None:
     assert memory["peak_rss_mib"]["min"] > 0
     assert "after_exploration" in memory["peak_rss_mib_by_phase"]
 
-    assert set(report["acceptance"]) >= {"growth_exponent", "comparisons_per_second"}
+    assert set(report["acceptance"]) >= {"growth_exponent", "comparisons_per_second",
+                                         "long_word_ratio"}
     for entry in report["acceptance"].values():
         assert {"figure", "value", "limit", "met"} <= set(entry)
 
@@ -143,6 +158,15 @@ document = json.dumps(growth)
 ids = implementation.load_tokenizer(document).encode(word)
 out["growth_agree"] = ids == tokenizers.Tokenizer.from_str(document).encode(word).ids
 out["growth_tokens_per_char"] = len(ids) / len(word)
+
+entries = [{"text": "Zażółć gęślą jaźń.", "tags": ["prose"]},
+           {"text": "你好，世界！ 안녕", "tags": ["prose"]},
+           {"text": "<s> not prose", "tags": ["special-literal"]}]
+pools = bench.long_word_pools(entries)
+out["pools"] = pools
+out["latin_text"] = bench.long_text(pools["latin"], "latin", 40, seed=2)
+out["cjk_text"] = bench.long_text(pools["cjk"], "cjk", 12, seed=2)
+out["texts_deterministic"] = out["latin_text"] == bench.long_text(pools["latin"], "latin", 40, 2)
 
 corpus = ["the cat sat on the mat", "the hat", "ünïcödé cat"]
 small = bench.small_vocabulary(corpus, 10)
@@ -171,6 +195,11 @@ def test_the_built_vocabularies_and_the_figure_helpers() -> None:
     assert out["growth_merges"] == 60
     assert out["growth_agree"] and out["small_agree"]
     assert out["growth_tokens_per_char"] < 0.7  # a long word keeps merging
+    assert out["pools"] == {"latin": ["Zażółć", "gęślą", "jaźń."],
+                            "cjk": ["你", "好", "，", "世", "界", "！", "안", "녕"]}
+    assert len(out["latin_text"]) == 40 and set(out["latin_text"]) <= set("Zażółć gęślą jaźń.")
+    assert len(out["cjk_text"]) == 12 and set(out["cjk_text"]) <= set(out["pools"]["cjk"])
+    assert out["texts_deterministic"]
     assert out["summary"] == {"min": 1.0, "median": 2.0, "max": 3.0, "repeats": 3}
     assert out["exponent"] == pytest.approx(1.0)
     assert out["fitted"] == pytest.approx(2.0)

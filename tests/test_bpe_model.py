@@ -727,8 +727,8 @@ def test_a_long_word_is_cut_only_where_no_merge_result_joins_the_characters() ->
     m = build(v, [["a", "b"], [" ", "a"]])
     word = "ab " * 100 + "ba"  # 302 characters: beyond the cache
     ids, _, _ = m._word_symbols(word)
-    # Merge results are "ab" and " a": every other pair of neighbours is a cut, "b " too
-    # (a vocabulary string, but no merge makes it).
+    # The merges' junctions are "ab" and " a": every other pair of neighbours is a cut,
+    # "b " too (a vocabulary string, but no merge joins "b" and " ").
     assert m._cuts(ids) == [j for j in range(1, len(word)) if word[j - 1:j + 1] not in ("ab", " a")]
     assert m._worth_cutting(ids)  # 2 of every 3 neighbours could merge
     columns = m.long_word_columns(word)
