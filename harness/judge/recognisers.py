@@ -10,14 +10,17 @@ Terms: *subject* is ``observation.reference`` (the implementation under test),
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any, Final
 
-from ..core.observation import Observation
+from ..core.observation import Observation, Track
 from ..core.outcome import Crashed, Decoded, Encoded, Loaded, Outcome, Refused
+from ..subjects.reference import LENIENT, STRICT
 from ..subjects.upstream import UPSTREAM
 from .compare import Divergence
 from .predicates import ALL, NONE, Context, Predicate
@@ -67,8 +70,10 @@ def _unmarked(outcome: Outcome | None) -> Outcome | None:
     """``outcome`` without the marker tokens of a replay (``_marking_dropped``)."""
     if not isinstance(outcome, Encoded) or _MARKER not in outcome.tokens:
         return outcome
-    keep = [i for i, token in enumerate(outcome.tokens) if token != _MARKER]
+    return _picked(outcome, [i for i, token in enumerate(outcome.tokens) if token != _MARKER])
 
+
+def _picked(outcome: Encoded, keep: Sequence[int]) -> Encoded:
     def pick(values: tuple[Any, ...]) -> tuple[Any, ...]:
         return tuple(values[i] for i in keep) if values else values
 
@@ -81,7 +86,6 @@ def _unmarked(outcome: Outcome | None) -> Outcome | None:
 def _same_tiers(subject: Outcome, replayed: Outcome | None) -> bool:
     """The subject's answer equals a replayed upstream answer on every tier the subject
     exposes (ids, tokens, masks; decoded text)."""
-    replayed = _unmarked(replayed)
     if isinstance(subject, Decoded) and isinstance(replayed, Decoded):
         return subject.text == replayed.text
     if not (isinstance(subject, Encoded) and isinstance(replayed, Encoded)):
@@ -102,12 +106,18 @@ def _with_model(document: dict[str, Any], **changes: Any) -> dict[str, Any]:
     return {**document, "model": {**_model(document), **changes}}
 
 
-def _known_ids(ctx: Context) -> set[int]:
-    ids = {i for i in ctx.vocab.values() if isinstance(i, int)}
-    for entry in ctx.document.get("added_tokens") or ():
+def _document_ids(document: dict[str, Any]) -> set[int]:
+    """Every id the document gives a token (vocabulary and added tokens)."""
+    vocab = _model(document).get("vocab")
+    ids = {i for i in vocab.values() if isinstance(i, int)} if isinstance(vocab, dict) else set()
+    for entry in document.get("added_tokens") or ():
         if isinstance(entry, dict) and isinstance(entry.get("id"), int):
             ids.add(entry["id"])
     return ids
+
+
+def _known_ids(ctx: Context) -> set[int]:
+    return _document_ids(ctx.document)
 
 
 def _unk_id(ctx: Context) -> int | None:
@@ -123,12 +133,13 @@ def _unk_id(ctx: Context) -> int | None:
     return None
 
 
-# -- fields the subject ignores ------------------------------------------------------------
-# Each change rewrites the document as the subject reads it (a field it ignores set to
-# its neutral value); None where the field is not in use. A divergence is recognised as
-# "the subject ignores F" when upstream, run on the document with every applicable change,
-# answers exactly what the subject answered, and F is needed for that (without F's
-# change, the replay does not match) or is the first applicable one.
+# -- how the subject reads a document -------------------------------------------------------
+# Each reading rewrites the document as the subject reads it (a field it ignores set to
+# its neutral value; None where the field is not in use), and may rewrite upstream's
+# answer (what the subject does after the model). A divergence is recognised as reading R
+# when upstream, replaying it on the document read every applicable way, answers exactly
+# what the subject answered, and R is needed for that (without R the replay does not
+# match) or is the first applicable one.
 Change = Callable[[dict[str, Any]], dict[str, Any] | None]
 
 
@@ -140,21 +151,20 @@ def _without_dropout(document: dict[str, Any]) -> dict[str, Any] | None:
 
 
 def _without_prefix(document: dict[str, Any]) -> dict[str, Any] | None:
-    """No continuing-subword prefix; merges whose right side carries it are left out
-    (the subject never forms such a side, so they never fire for it)."""
+    """No continuing-subword prefix. Merges a side of which carries it are left out (the
+    subject never forms such a side, so they never fire for it), and so are merges whose
+    plain concatenation is not in the vocabulary (upstream cuts the prefix's length off
+    every right side, so such a file loads only with the prefix; where the subject does
+    form both sides, the replay differs and the divergence stays a failure)."""
     model = _model(document)
     prefix = model.get("continuing_subword_prefix")
-    if not isinstance(prefix, str) or not prefix:
+    vocab = model.get("vocab")
+    if not isinstance(prefix, str) or not prefix or not isinstance(vocab, dict):
         return None
     merges = [m for m in model.get("merges") or ()
-              if not any(side.startswith(prefix) for side in _merge_sides(m))]
+              if not any(side.startswith(prefix) for side in _merge_sides(m))
+              and "".join(_merge_sides(m)) in vocab]
     return _with_model(document, continuing_subword_prefix=None, merges=merges)
-
-
-def _without_fuse_unk(document: dict[str, Any]) -> dict[str, Any] | None:
-    if _model(document).get("fuse_unk") is not True:
-        return None
-    return _with_model(document, fuse_unk=False)
 
 
 def _metaspace_unsplit(step: Any) -> Any:
@@ -201,43 +211,285 @@ def _marking_dropped(document: dict[str, Any]) -> dict[str, Any] | None:
                        vocab={**vocab, _MARKER: _FRESH_ID})
 
 
-CHANGES: Final[dict[str, Change]] = {
-    "dropout": _without_dropout,
-    "continuing_subword_prefix": _without_prefix,
-    "fuse_unk": _without_fuse_unk,
-    "metaspace_split": _without_metaspace_split,
-    "single_word": _without_single_word,
-    "dropped_characters": _marking_dropped,
-}
+def _byte_merges_dropped(document: dict[str, Any]) -> dict[str, Any] | None:
+    """Merges a side of which is made of byte pieces left out: the subject falls back to
+    bytes after merging, so byte pieces never merge."""
+    model = _model(document)
+    if model.get("byte_fallback") is not True:
+        return None
+    merges = model.get("merges") or []
+    kept = [m for m in merges
+            if not any(_BYTE_RUN.fullmatch(side) for side in _merge_sides(m))]
+    return _with_model(document, merges=kept) if len(kept) != len(merges) else None
 
 
-def _applicable(document: dict[str, Any]) -> list[str]:
-    return [name for name, change in CHANGES.items() if change(document) is not None]
+_BYTE_RUN: Final = re.compile(r"(<0x[0-9A-F]{2}>)+")
 
 
-def _changed(document: dict[str, Any], names: Sequence[str]) -> dict[str, Any]:
-    for name in names:
-        document = CHANGES[name](document) or document
+def _fusing(document: dict[str, Any]) -> dict[str, Any] | None:
+    return document if _model(document).get("fuse_unk") is True else None
+
+
+def _fuse_unk_runs(document: dict[str, Any], outcome: Outcome | None) -> Outcome | None:
+    """Consecutive unk tokens of one input fused into the first, across word boundaries
+    (upstream fuses only inside a word)."""
+    unk = _model(document).get("unk_token")
+    vocab = _model(document).get("vocab")
+    if not isinstance(outcome, Encoded) or not isinstance(vocab, dict) or unk not in vocab:
+        return outcome
+    unk_id = vocab[unk]
+    keep = [i for i in range(len(outcome.ids))
+            if not (i > 0 and outcome.ids[i] == unk_id == outcome.ids[i - 1]
+                    and (not outcome.type_ids
+                         or outcome.type_ids[i] == outcome.type_ids[i - 1]))]
+    return _picked(outcome, keep)
+
+
+def _normalized_added_plain(document: dict[str, Any]) -> dict[str, Any] | None:
+    added = document.get("added_tokens")
+    if document.get("normalizer") is None or not isinstance(added, list) or not any(
+            isinstance(e, dict) and e.get("normalized") is True for e in added):
+        return None
+    return {**document, "added_tokens": [
+        {**e, "normalized": False} if isinstance(e, dict) else e for e in added]}
+
+
+def _stripping(document: dict[str, Any]) -> dict[str, Any] | None:
+    added = document.get("added_tokens")
+    if not isinstance(added, list) or not any(
+            isinstance(e, dict) and (e.get("lstrip") is True or e.get("rstrip") is True)
+            for e in added):
+        return None
     return document
 
 
-def _ignores(field: str) -> Predicate:
+def _content_as_token(document: dict[str, Any], outcome: Outcome | None) -> Outcome | None:
+    """The token string of an lstrip/rstrip added token is its content (upstream's is the
+    matched text, the stripped whitespace included)."""
+    if not isinstance(outcome, Encoded):
+        return outcome
+    contents = {e["id"]: e["content"] for e in document.get("added_tokens") or ()
+                if isinstance(e, dict) and isinstance(e.get("content"), str)
+                and (e.get("lstrip") is True or e.get("rstrip") is True)}
+    tokens = tuple(contents[i] if i in contents and token.strip() == contents[i].strip()
+                   else token for i, token in zip(outcome.ids, outcome.tokens, strict=True))
+    return dataclasses.replace(outcome, tokens=tokens)
+
+
+Answer = Callable[[dict[str, Any], Observation, Outcome | None], Outcome | None]
+Input = Callable[[dict[str, Any], Observation], Observation]
+
+
+def _unknown_ids(document: dict[str, Any]) -> dict[str, Any] | None:
+    """An unknown id decodes as the unk token's string: the replay's document has the
+    unk token (a fresh id where the vocabulary lacks it)."""
+    unk = _model(document).get("unk_token")
+    vocab = _model(document).get("vocab")
+    if not isinstance(unk, str) or not isinstance(vocab, dict):
+        return None
+    return document if unk in vocab else _with_model(document, vocab={**vocab,
+                                                                        unk: _FRESH_ID})
+
+
+def _unknown_as_unk(document: dict[str, Any], obs: Observation) -> Observation:
+    """The ids with each unknown one (of the original document) replaced by the unk's."""
+    unk = _model(document).get("unk_token")
+    if not isinstance(obs.input, tuple) or not isinstance(unk, str):
+        return obs
+    known = _document_ids(document)
+    unk_id = _model(document).get("vocab", {}).get(unk, _FRESH_ID)
+    return _with_input(obs, tuple(i if i in known else unk_id for i in obs.input))
+
+
+def _spacing_suffix(document: dict[str, Any]) -> dict[str, Any] | None:
+    suffix = _model(document).get("end_of_word_suffix")
+    if not isinstance(suffix, str) or not suffix or document.get("decoder") is None:
+        return None
+    return document
+
+
+def _suffix_spaced(document: dict[str, Any], obs: Observation, outcome: Outcome | None
+                   ) -> Outcome | None:
+    """After the decoder, every end-of-word suffix becomes a space, and the text is
+    trimmed (JavaScript's trim) when specials are skipped."""
+    if not isinstance(outcome, Decoded):
+        return outcome
+    text = outcome.text.replace(str(_model(document)["end_of_word_suffix"]), " ")
+    if obs.option("skip_special_tokens"):
+        text = text.strip(_JS_WHITESPACE)
+    return Decoded(text)
+
+
+def _metaspace_as_replace(document: dict[str, Any]) -> dict[str, Any] | None:
+    """A lone Metaspace decoder read as: every replacement character a space (then one
+    leading space removed, ``_first_space_removed``)."""
+    decoder = document.get("decoder")
+    if not isinstance(decoder, dict) or decoder.get("type") != "Metaspace":
+        return None
+    replacement = decoder.get("replacement")
+    if not isinstance(replacement, str):
+        return None
+    return {**document, "decoder": {"type": "Replace", "pattern": {"String": replacement},
+                                    "content": " "}}
+
+
+def _first_space_removed(document: dict[str, Any], obs: Observation,
+                         outcome: Outcome | None) -> Outcome | None:
+    if isinstance(outcome, Decoded) and outcome.text.startswith(" "):
+        return Decoded(outcome.text[1:])
+    return outcome
+
+
+def _picked_answer(rewrite: Callable[[dict[str, Any], Outcome | None], Outcome | None]
+                   ) -> Answer:
+    return lambda document, obs, outcome: rewrite(document, outcome)
+
+
+_BYTE_PIECE_RUN: Final = re.compile(r"(?:<0x[0-9A-Fa-f]{2}>)+")
+
+
+#: A decoder step that changes no token (its pattern is never in a token).
+_NO_OP_STEP: Final = {"type": "Replace", "pattern": {"String": _MARKER}, "content": _MARKER}
+
+
+def _fallback_step_kept(step: Any) -> Any:
+    if not isinstance(step, dict):
+        return step
+    if step.get("type") == "ByteFallback":
+        return {"type": "Fuse"}  # alone: the tokens joined, as ByteFallback's are
+    if step.get("type") == "Sequence" and isinstance(step.get("decoders"), list):
+        return {**step, "decoders": [
+            _NO_OP_STEP if isinstance(d, dict) and d.get("type") == "ByteFallback" else d
+            for d in step["decoders"]]}
+    return step
+
+
+def _byte_fallback_kept(document: dict[str, Any]) -> dict[str, Any] | None:
+    """The ByteFallback decoder step read as a step that changes nothing: byte pieces
+    stay literal in the replayed text, and ``_bytes_decoded_leniently`` decodes them.
+    Only where no Fuse step comes before it (after a Fuse, a byte piece is text)."""
+    decoder = document.get("decoder")
+    steps = decoder.get("decoders") if isinstance(decoder, dict) else None
+    if isinstance(steps, list):
+        types = [d.get("type") if isinstance(d, dict) else None for d in steps]
+        if "ByteFallback" in types and "Fuse" in types[:types.index("ByteFallback")]:
+            return None
+    changed = _fallback_step_kept(decoder)
+    return None if changed == document.get("decoder") else {**document, "decoder": changed}
+
+
+def _bytes_decoded_leniently(document: dict[str, Any], obs: Observation,
+                             outcome: Outcome | None) -> Outcome | None:
+    """Each run of byte pieces decoded as UTF-8 with one U+FFFD per maximal invalid
+    subsequence (as a WHATWG TextDecoder does); upstream gives one per byte of a run
+    that is not valid as a whole."""
+    if not isinstance(outcome, Decoded):
+        return outcome
+    return Decoded(_BYTE_PIECE_RUN.sub(
+        lambda run: bytes(int(piece[3:5], 16) for piece in re.findall(r"<0x..>", run[0]))
+        .decode("utf-8", errors="replace"), outcome.text))
+
+
+def _metaspace_first_as_always(step: Any) -> Any:
+    if not isinstance(step, dict):
+        return step
+    if step.get("type") == "Metaspace" and step.get("prepend_scheme") == "first":
+        return {**step, "prepend_scheme": "always"}
+    if step.get("type") == "Sequence" and isinstance(step.get("pretokenizers"), list):
+        return {**step, "pretokenizers": [_metaspace_first_as_always(s)
+                                          for s in step["pretokenizers"]]}
+    return step
+
+
+def _first_per_section(document: dict[str, Any]) -> dict[str, Any] | None:
+    """Metaspace's "first" scheme read as "always" where normalized added tokens cut the
+    text: the subject prepends to every piece between such tokens."""
+    added = document.get("added_tokens")
+    if not isinstance(added, list) or not any(
+            isinstance(e, dict) and e.get("normalized") is True for e in added):
+        return None
+    changed = _metaspace_first_as_always(document.get("pre_tokenizer"))
+    if changed == document.get("pre_tokenizer"):
+        return None
+    return {**document, "pre_tokenizer": changed}
+
+
+@dataclass(frozen=True)
+class Reading:
+    """One way the subject reads a document differently: a change of the document for
+    the replay (None where it does not apply), optionally a rewrite of the observation's
+    input and of the replayed answer; for the operations listed."""
+
+    document: Change
+    answer: Answer | None = None
+    operations: frozenset[str] = frozenset({"encode", "decode"})
+    input: Input | None = None
+
+
+_ENCODE: Final = frozenset({"encode"})
+_DECODE: Final = frozenset({"decode"})
+READINGS: Final[dict[str, Reading]] = {
+    "dropout": Reading(_without_dropout, operations=_ENCODE),
+    "continuing_subword_prefix": Reading(_without_prefix),
+    "metaspace_split": Reading(_without_metaspace_split),
+    "single_word": Reading(_without_single_word),
+    "metaspace_first_per_section": Reading(_first_per_section, operations=_ENCODE),
+    "byte_pieces_unmerged": Reading(_byte_merges_dropped),
+    "dropped_characters": Reading(_marking_dropped,
+                                  _picked_answer(lambda _, outcome: _unmarked(outcome))),
+    "unk_fused_across_words": Reading(_fusing, _picked_answer(_fuse_unk_runs), _ENCODE),
+    "stripped_added_token_string": Reading(_stripping, _picked_answer(_content_as_token),
+                                           _ENCODE),
+    "normalized_added_tokens_in_decode": Reading(_normalized_added_plain,
+                                                 operations=_DECODE),
+    "unknown_ids_as_unk": Reading(_unknown_ids, operations=_DECODE, input=_unknown_as_unk),
+    "end_of_word_suffix_spaced": Reading(_spacing_suffix, _suffix_spaced, _DECODE),
+    "byte_fallback_decoded_leniently": Reading(_byte_fallback_kept,
+                                               _bytes_decoded_leniently, _DECODE),
+    "metaspace_decoder_first_space": Reading(_metaspace_as_replace, _first_space_removed,
+                                             _DECODE),
+}
+
+
+def _applicable(document: dict[str, Any], operation: str) -> list[str]:
+    return [name for name, reading in READINGS.items()
+            if operation in reading.operations and reading.document(document) is not None]
+
+
+def _as_subject_reads(document: dict[str, Any], names: Sequence[str], obs: Observation
+                      ) -> Outcome | None:
+    """``obs`` replayed by upstream on ``document`` read the ways ``names`` say."""
+    changed, replayed = document, obs
+    for name in names:
+        reading = READINGS[name]
+        changed = reading.document(changed) or changed
+        if reading.input is not None:
+            replayed = reading.input(document, replayed)
+    outcome = _replay(changed, replayed)
+    for name in names:
+        rewrite = READINGS[name].answer
+        if rewrite is not None:
+            outcome = rewrite(document, obs, outcome)
+    return outcome
+
+
+def _reads(name: str) -> Predicate:
     def recognise(ctx: Context, div: Divergence) -> frozenset[int]:
         obs = div.observation
-        if obs.operation not in ("encode", "decode"):
+        applicable = _applicable(ctx.document, obs.operation)
+        if name not in applicable:
             return NONE
-        applicable = _applicable(ctx.document)
-        if field not in applicable:
+        if not _same_tiers(obs.reference, _as_subject_reads(ctx.document, applicable, obs)):
             return NONE
-        if not _same_tiers(obs.reference, _replay(_changed(ctx.document, applicable), obs)):
-            return NONE
-        others = [name for name in applicable if name != field]
-        needed = not _same_tiers(obs.reference, _replay(_changed(ctx.document, others), obs))
-        return _yes(needed or applicable[0] == field)
+        others = [other for other in applicable if other != name]
+        needed = not _same_tiers(obs.reference,
+                                 _as_subject_reads(ctx.document, others, obs))
+        return _yes(needed or applicable[0] == name)
 
-    recognise.__name__ = f"ignores_{field}"
-    recognise.__doc__ = (f"The subject ignores {field}: upstream on the document as the "
-                         "subject reads it answers exactly the subject's answer.")
+    recognise.__name__ = f"reads_{name}"
+    recognise.__doc__ = (f"The subject's reading {name!r}: upstream replaying the "
+                         "observation on the document as the subject reads it answers "
+                         "exactly the subject's answer, and this reading is needed for it.")
     return recognise
 
 
@@ -257,26 +509,6 @@ def empty_ids_refused(ctx: Context, div: Divergence) -> frozenset[int]:
 def _unknown_positions(ctx: Context, ids: Sequence[int]) -> list[int]:
     known = _known_ids(ctx)
     return [i for i, token_id in enumerate(ids) if token_id not in known]
-
-
-def unknown_id_decoded_as_unk(ctx: Context, div: Divergence) -> frozenset[int]:
-    """An id naming no token is decoded as the unk token's string, even when that token
-    is not in the vocabulary (upstream drops the id). Replayed: upstream decoding the ids
-    with each unknown one replaced by the unk token's id (added to the vocabulary under a
-    fresh id where it is missing) answers exactly the subject's text."""
-    obs = div.observation
-    unk = ctx.unk_token
-    if obs.operation != "decode" or unk is None or not isinstance(obs.input, tuple):
-        return NONE
-    unknown = _unknown_positions(ctx, obs.input)
-    if not unknown or not isinstance(obs.reference, Decoded):
-        return NONE
-    document, unk_id = ctx.document, _unk_id(ctx)
-    if unk_id is None:
-        unk_id = _FRESH_ID  # far from every id upstream may give the added tokens
-        document = _with_model(document, vocab={**ctx.vocab, unk: unk_id})
-    ids = tuple(unk_id if i in unknown else token_id for i, token_id in enumerate(obs.input))
-    return _yes(_same_tiers(obs.reference, _replay(document, _with_input(obs, ids))))
 
 
 def unknown_id_without_unk_breaks_decoder(ctx: Context, div: Divergence) -> frozenset[int]:
@@ -316,25 +548,6 @@ _JS_WHITESPACE: Final = ("\t\n\v\f\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\
                          "\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000\ufeff")
 
 
-def end_of_word_suffix_spaced(ctx: Context, div: Divergence) -> frozenset[int]:
-    """After its decoder, the subject replaces every end-of-word suffix in the text by a
-    space (and trims the text when skipping specials), as for a BPEDecoder, whatever the
-    file's decoder is; upstream keeps what the decoder gave."""
-    obs = div.observation
-    suffix = ctx.model.get("end_of_word_suffix")
-    if obs.operation != "decode" or not isinstance(suffix, str) or not suffix:
-        return NONE
-    if ctx.document.get("decoder") is None:
-        return NONE
-    subject, upstream = obs.reference, obs.upstream
-    if not (isinstance(subject, Decoded) and isinstance(upstream, Decoded)):
-        return NONE
-    expected = upstream.text.replace(suffix, " ")
-    if obs.option("skip_special_tokens"):
-        expected = expected.strip(_JS_WHITESPACE)
-    return _yes(subject.text == expected)
-
-
 def _with_input(obs: Observation, ids: tuple[int, ...]) -> Observation:
     return Observation(obs.track, obs.operation, ids, obs.options, obs.reference,
                        obs.upstream)
@@ -345,19 +558,27 @@ _UNK_MISSING: Final = re.compile(r"Unk token `(.*)` not found in the vocabulary"
 
 
 def missing_unk_gives_null_id(ctx: Context, div: Divergence) -> frozenset[int]:
-    """An unk_token absent from the vocabulary: upstream refuses the encode that needs
-    it; the subject emits the unk token with a null id."""
+    """An unk_token absent from the model's vocabulary: upstream refuses the encode that
+    needs it; the subject emits the unk token anyway, with a null id (or the id of an
+    added token of that content). Checked: every token the subject could not give a
+    vocabulary id is the unk token."""
     obs = div.observation
     subject, upstream = obs.reference, obs.upstream
     if obs.operation != "encode" or not isinstance(upstream, Refused):
         return NONE
     named = _UNK_MISSING.fullmatch(upstream.message)
-    if named is None or named.group(1) != ctx.unk_token or _unk_id(ctx) is not None:
+    unk = ctx.unk_token
+    if named is None or unk is None or named.group(1) != unk or unk in ctx.vocab:
         return NONE
     if not isinstance(subject, Encoded):
         return NONE
+    added = {e.get("id") for e in ctx.document.get("added_tokens") or ()
+             if isinstance(e, dict) and e.get("content") == unk}
+    unk_positions = [i for i, token in enumerate(subject.tokens)
+                     if token is not None and token.replace(unk, "") == "" and token]
+    ids_ok = all(subject.ids[i] is None or subject.ids[i] in added for i in unk_positions)
     nulls = [i for i, token_id in enumerate(subject.ids) if token_id is None]
-    return _yes(bool(nulls) and all(subject.tokens[i] == ctx.unk_token for i in nulls))
+    return _yes(bool(unk_positions) and ids_ok and set(nulls) <= set(unk_positions))
 
 
 # -- load ------------------------------------------------------------------------------
@@ -384,10 +605,10 @@ def _merge_pairs(merges: Any) -> list[tuple[str, str]]:
 
 
 def merge_result_unchecked(ctx: Context, div: Divergence) -> frozenset[int]:
-    """A merge whose result is not in the vocabulary: upstream refuses the file, the
-    subject loads it. Checked: the token upstream names is the result of one of the
-    file's merges (the right side without the continuing-subword prefix) and is absent
-    from the vocabulary."""
+    """A merge naming a token that is not in the vocabulary (a side, or the result):
+    upstream refuses the file, the subject loads it. Checked: the token upstream names is
+    a side or the result (the right side without the continuing-subword prefix) of one of
+    the file's merges, and is absent from the vocabulary."""
     obs = div.observation
     upstream = obs.upstream
     if obs.operation != "load" or not isinstance(obs.reference, Loaded):
@@ -398,9 +619,11 @@ def merge_result_unchecked(ctx: Context, div: Divergence) -> frozenset[int]:
     if named is None or named.group(1) in ctx.vocab:
         return NONE
     prefix = ctx.model.get("continuing_subword_prefix") or ""
-    results = {left + (right[len(prefix):] if prefix and right.startswith(prefix) else right)
-               for left, right in _merge_pairs(ctx.model.get("merges"))}
-    return _yes(named.group(1) in results)
+    tokens: set[str] = set()
+    for left, right in _merge_pairs(ctx.model.get("merges")):
+        cut = right[len(prefix):] if prefix else right
+        tokens |= {left, right, left + cut}
+    return _yes(named.group(1) in tokens)
 
 
 def upstream_load_panic(ctx: Context, div: Divergence) -> frozenset[int]:
@@ -416,11 +639,60 @@ def upstream_load_panic(ctx: Context, div: Divergence) -> frozenset[int]:
     return PREDICATES["upstream_panic_refused"](ctx, Divergence("load", "", mirrored))
 
 
+# -- where the subject does what our reference does -----------------------------------------
+def _like_reference(class_id: str, predicate: str) -> Predicate:
+    """The subject answers exactly what our reference answers (strict, or lenient where
+    strict refuses the file), and our registry's class ``class_id`` explains our
+    reference's divergence from upstream: an upstream bug neither reproduces."""
+    def recognise(ctx: Context, div: Divergence) -> frozenset[int]:
+        obs = div.observation
+        track, ours = _reference_replay(ctx, obs)
+        if ours is None or not _same_tiers(obs.reference, ours):
+            return NONE
+        mirrored = Observation(track, obs.operation, obs.input, obs.options, ours,
+                               obs.upstream)
+        tier = div.tier if div.tier in ("encode", "decode", "load") else _first_tier(
+            ours, obs.upstream)
+        if tier is None:
+            return NONE
+        found = PREDICATES[predicate](ctx, Divergence(tier, "", mirrored))
+        return _yes(bool(found))
+
+    recognise.__name__ = f"like_reference_{predicate}"
+    recognise.__doc__ = (f"The subject agrees with our reference where our class "
+                         f"{class_id} explains the reference's divergence from upstream.")
+    return recognise
+
+
+def _reference_replay(ctx: Context, obs: Observation) -> tuple[Track, Outcome | None]:
+    """``obs`` on our reference: strict, or lenient where strict refuses the file."""
+    track: Track = "strict" if not isinstance(ctx.strict, Refused | Crashed) else "lenient"
+    handle = ctx.strict if track == "strict" else ctx.lenient
+    if isinstance(handle, Refused | Crashed):
+        return track, None
+    subject = STRICT if track == "strict" else LENIENT
+    if obs.operation == "encode" and isinstance(obs.input, str):
+        return track, subject.encode(handle, obs.input, obs.option("pair"),
+                                     add_special_tokens=bool(obs.option("add_special_tokens")))
+    if obs.operation == "decode" and isinstance(obs.input, tuple):
+        return track, subject.decode(handle, obs.input,
+                                     skip_special_tokens=bool(obs.option("skip_special_tokens")))
+    return track, None
+
+
+def _first_tier(ours: Outcome, upstream: Outcome) -> str | None:
+    if isinstance(ours, Encoded) and isinstance(upstream, Encoded):
+        for tier in ("ids", "tokens", "spans"):
+            if getattr(ours, tier) != getattr(upstream, tier):
+                return tier
+    return None
+
+
 RECOGNISERS: dict[str, Predicate] = {function.__name__: function for function in (
-    *(_ignores(field) for field in CHANGES),
-    end_of_word_suffix_spaced,
+    *(_reads(name) for name in READINGS),
+    _like_reference("unk-byte-fallback-ordering", "unk_byte_fallback_ordering"),
+    _like_reference("strip-decoder-panic", "strip_decoder_panic"),
     empty_ids_refused,
-    unknown_id_decoded_as_unk,
     unknown_id_without_unk_breaks_decoder,
     unknown_id_without_unk_joined_empty,
     missing_unk_gives_null_id,
