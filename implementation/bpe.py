@@ -36,6 +36,9 @@ CACHE_CAPACITY = 10_000
 #: Upstream's ``MAX_LENGTH``: only words shorter than this many UTF-8 bytes are cached.
 CACHE_MAX_WORD_BYTES = 256
 
+#: The longest piece of a long word whose result is kept (symbols), like upstream's bound
+#: on the words it caches: the piece cache stays small whatever the texts.
+PIECE_CACHE_MAX_SYMBOLS = 64
 #: Boundaries of a long word looked at to decide whether to merge it piece by piece.
 _CUT_SAMPLE = 256
 
@@ -288,12 +291,12 @@ class BpeModel:
                 start = end
                 continue
             key = tuple(ids[start:end])
-            known = pieces.get(key)
+            known = pieces.get(key) if end - start <= PIECE_CACHE_MAX_SYMBOLS else None
             if known is None:
                 piece_ids = list(key)
                 survivors = _merge_all(piece_ids, list(range(len(key))), merges)
                 known = (tuple(survivors), tuple([piece_ids[i] for i in survivors]))
-                if len(pieces) < CACHE_CAPACITY:
+                if len(pieces) < CACHE_CAPACITY and end - start <= PIECE_CACHE_MAX_SYMBOLS:
                     pieces[key] = known
             alive.extend(map(start.__add__, known[0]))
             merged.extend(known[1])

@@ -736,3 +736,16 @@ def test_a_long_word_is_cut_only_where_no_merge_result_joins_the_characters() ->
     assert columns[1][:4] == ["ab", " ", "ab", " "]
     assert columns[1][-3:] == [" ", "b", "a"]
     assert columns == _columns(m._merged_tokens(word))
+
+
+def test_only_short_pieces_of_a_long_word_are_kept() -> None:
+    from implementation.bpe import PIECE_CACHE_MAX_SYMBOLS
+
+    m = build(vocab("a", " ", "aa"), [["a", "a"]])
+    long_run = "a" * (PIECE_CACHE_MAX_SYMBOLS + 1)
+    columns = m.long_word_columns(" ".join([long_run] * 4))
+    assert columns is not None and columns == _columns(m._merged_tokens(" ".join([long_run] * 4)))
+    assert m._piece_cache == {}  # cut at the spaces, but every run is too long to keep
+    short_run = "a" * PIECE_CACHE_MAX_SYMBOLS
+    assert m.long_word_columns(" ".join([short_run] * 5)) is not None
+    assert list(m._piece_cache) == [(0,) * PIECE_CACHE_MAX_SYMBOLS]
