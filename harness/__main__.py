@@ -55,7 +55,14 @@ def _parser() -> _Parser:
     conf.add_argument("--examples", type=_at_least(1, "--examples"), default=None,
                       help="number of generated cases (default: the profile's)")
     conf.add_argument("--seed", type=_at_least(0, "--seed"), default=0)
-    conf.add_argument("--report", type=Path, default=DEFAULT_REPORT)
+    conf.add_argument("--report", type=Path, default=None,
+                      help=f"where to write the report (default: {DEFAULT_REPORT}, or "
+                      "reports/conformance-<subject>.yaml for --subject)")
+    conf.add_argument("--subject", default=None, metavar="SUBJECT",
+                      help="the implementation to judge instead of our reference: "
+                      "transformers-js, example (our reference behind the subject protocol), "
+                      "or cmd:'<command line>' for any command speaking the protocol "
+                      "(docs/subject-protocol.md)")
     conf.add_argument("--real-examples", type=_at_least(-1, "--real-examples"), default=None,
                       help="Hypothesis texts per real-model fixture (default: the profile's; "
                       "-1 skips the real models)")
@@ -192,8 +199,15 @@ def _conformance(args: argparse.Namespace) -> int:
     from .report.files import write_report
     from .runs import database as example_db
 
+    subject = _subject(args.subject)
+    if subject == "":
+        return 0  # unavailable here: said in one line
+    if args.report is None:
+        args.report = (Path(DEFAULT_REPORT) if subject is None
+                       else Path(f"reports/conformance-{_file_name(args.subject)}.yaml"))
     command = "python -m harness conformance " + shlex.join(
-        ["--profile", args.profile, "--seed", str(args.seed)]
+        (["--subject", args.subject] if subject is not None else [])
+        + ["--profile", args.profile, "--seed", str(args.seed)]
         + (["--examples", str(args.examples)] if args.examples is not None else [])
         + (["--real-examples", str(args.real_examples)]
            if args.real_examples is not None else [])
@@ -202,7 +216,8 @@ def _conformance(args: argparse.Namespace) -> int:
     if report_dir.exists() and not report_dir.is_dir():
         raise UsageError(f"--report {args.report}: {report_dir} is not a folder")
     try:
-        database = None if args.no_database else example_db.example_database()
+        database = (None if args.no_database or subject is not None
+                    else example_db.example_database())
     except example_db.DatabaseError as exc:
         raise UsageError(str(exc)) from None
     budget = args.examples if args.examples is not None else PROFILES[args.profile].examples
@@ -211,12 +226,18 @@ def _conformance(args: argparse.Namespace) -> int:
         result = run(profile_name=args.profile, seed_value=args.seed, examples=args.examples,
                      command=command, real_examples=args.real_examples,
                      workers=args.workers, database=database,
-                     progress=line if line.enabled else None, phase=line.phase)
+                     progress=line if line.enabled else None, phase=line.phase,
+                     subject=subject)
     finally:
         line.close()
     interrupts.check()  # a signal whose first raise was swallowed: still nothing written
     write_report(build_report(result, args.report.as_posix()), args.report)
     tally = result.tally
+    if result.subject is not None:
+        info = result.subject
+        print(f"subject {info.name} ({info.version}); capabilities "
+              f"{', '.join(info.capabilities)}; expectations {info.expectations}; "
+              f"{info.restarts} restart(s)")
     rate = tally.comparisons / max(result.explore_seconds, 1e-9)
     workers = f" by {args.workers} workers" if args.workers > 1 else ""
     print(f"{tally.examples} cases, {tally.comparisons} comparisons explored{workers} in "
@@ -383,6 +404,28 @@ def _oracles(args: argparse.Namespace) -> int:
     return 1 if drifted and not args.accept else 0
 
 
+def _subject(spec: str | None) -> str | None:
+    """The subject spec to run (None: our reference; "" when it is unavailable here, said
+    in one line). A spec that names nothing is a usage error."""
+    from .runs import third_party
+
+    if spec is None or spec == third_party.REFERENCE:
+        return None
+    try:
+        third_party.command_of(spec)
+    except third_party.SubjectUnavailableError as exc:
+        if spec in third_party.NAMED:
+            print(f"skipped: {exc}")
+            return ""
+        raise UsageError(str(exc)) from None
+    return spec
+
+
+def _file_name(spec: str) -> str:
+    """A report file name for a subject spec (``cmd:...`` becomes ``cmd``)."""
+    return "cmd" if spec.startswith("cmd:") else spec
+
+
 def _reproduce(args: argparse.Namespace) -> int:
     from .runs.generated import evaluate
 
@@ -390,14 +433,23 @@ def _reproduce(args: argparse.Namespace) -> int:
     case = _witness_case(report, args.report, failure=args.failure, class_id=args.class_id)
     print("tokenizer.json:")
     print(case.document_json())
-    observations, judgement = evaluate(case)
+    if report.subject is not None:
+        from .runs.third_party import engine_for
+
+        if _subject(report.subject.spec) == "":
+            return 0
+        print(f"subject: {report.subject.name} ({report.subject.version})")
+        observations, judgement = engine_for(report.subject.spec).engine.evaluate(case)
+    else:
+        observations, judgement = evaluate(case)
     for verdict in judgement.verdicts:
         obs = verdict.divergence.observation
         label = ", ".join(verdict.classes) if verdict.classes else "FAILURE"
         print(f"\n[{label}] {obs.track} {obs.operation} tier={verdict.divergence.tier}")
         print(f"  input:     {json.dumps(obs.input, ensure_ascii=False)} {dict(obs.options)}")
         data = obs.to_json()
-        print(f"  reference: {json.dumps(data['reference'], ensure_ascii=False)}")
+        side = "subject:  " if report.subject is not None else "reference:"
+        print(f"  {side} {json.dumps(data['reference'], ensure_ascii=False)}")
         print(f"  upstream:  {json.dumps(data['upstream'], ensure_ascii=False)}")
     failures = sum(v.is_failure for v in judgement.verdicts)
     print(f"\n{len(observations)} comparisons, {len(judgement.verdicts)} divergences, "

@@ -9,6 +9,11 @@
 6. the real-model fixtures (``runs.real_models``);
 7. the unified tokenizer's morph track (``runs.morph_track``).
 
+With ``subject`` (a third-party subject's spec, ``runs.third_party``) the same phases run
+with that subject in place of our reference, judged by its expectations file: its pinned
+witnesses are re-checked instead of ours, and steps 1, 4 and 7 (our example database and
+our unified tokenizer) are left out.
+
 The report is built from the result by ``harness.report``; nothing here writes a file.
 """
 
@@ -35,8 +40,29 @@ from .runs.morph_track import run as run_morph_track
 from .runs.pinned import Stale, check_pinned_witnesses
 from .runs.real_models import FixtureRun
 from .runs.tally import Tally
+from .runs.third_party import check_subject_witnesses, engine_for
 from .runs.workers import Workers
 from .subjects.upstream import UPSTREAM
+
+
+@dataclass(frozen=True)
+class SubjectInfo:
+    """The third-party subject a run judged (None in a JobResult: our reference)."""
+
+    spec: str
+    name: str
+    version: str
+    capabilities: tuple[str, ...]
+    expectations: str
+    #: Times the subject's process was restarted after a crash, a timeout or garbage.
+    restarts: int
+
+
+def subject_info(spec: str) -> SubjectInfo:
+    wired = engine_for(spec)
+    return SubjectInfo(spec, wired.subject.name, wired.subject.version(),
+                       tuple(sorted(wired.subject.capabilities)), wired.expectations.path,
+                       wired.subject.restarts)
 
 
 @dataclass
@@ -55,6 +81,7 @@ class JobResult:
     #: Failing cases replayed from the example database before exploring.
     replayed: int = 0
     morph_track: MorphTrackRun | None = None
+    subject: SubjectInfo | None = None
 
     @property
     def real_failures(self) -> int:
@@ -82,10 +109,11 @@ def run(*, profile_name: str, seed_value: int, examples: int | None, command: st
         database: ExampleDatabase | None = None,
         phase: Callable[[str], None] | None = None,
         shrink: bool = True, with_morph_track: bool = True,
-        real_fixtures: tuple[str, ...] = FIXTURES) -> JobResult:
+        real_fixtures: tuple[str, ...] = FIXTURES, subject: str | None = None) -> JobResult:
     """The whole job. ``workers`` > 1 shards the exploration by seed across processes and
     spreads the witness searches and real models over them; ``database`` replays the
-    failing cases stored there first and stores this run's."""
+    failing cases stored there first and stores this run's. ``subject``: a third-party
+    subject's spec in place of our reference."""
     profile = PROFILES[profile_name]
     budget = examples if examples is not None else profile.examples
     real_budget = profile.real_examples if real_examples is None else real_examples
@@ -97,7 +125,9 @@ def run(*, profile_name: str, seed_value: int, examples: int | None, command: st
         if phase is not None:
             phase(text)
 
-    with Workers(workers, profile, seed_value, strategy) as pool:
+    if subject is not None:
+        database, with_morph_track = None, False
+    with Workers(workers, profile, seed_value, strategy, subject) as pool:
         replayed = 0
         if database is not None:
             say("replaying the example database")
@@ -120,7 +150,8 @@ def run(*, profile_name: str, seed_value: int, examples: int | None, command: st
         stale: list[Stale] = []
         if check_pinned:
             say("re-checking the pinned witnesses")
-            stale = check_pinned_witnesses()
+            stale = (check_pinned_witnesses() if subject is None
+                     else check_subject_witnesses(subject))
         real_started = time.perf_counter()
         real: list[FixtureRun] = []
         if real_budget >= 0 and real_fixtures:
@@ -133,4 +164,5 @@ def run(*, profile_name: str, seed_value: int, examples: int | None, command: st
         morph = run_morph_track(examples=budget, seed_value=seed_value)
     return JobResult(profile, seed_value, tally, time.perf_counter() - started, explored,
                      stale, command, environment(), workers, real, real_seconds,
-                     replayed=replayed, morph_track=morph)
+                     replayed=replayed, morph_track=morph,
+                     subject=subject_info(subject) if subject is not None else None)

@@ -128,6 +128,13 @@ def load(subject: str) -> Expectations:
     return parse(text, where=path_of(subject))
 
 
+def parse_file(path: str) -> Expectations:
+    """An expectations file named by its repository path (``harness/expectations/x.yaml``),
+    or the empty expectations that ``empty`` names ``(none)``."""
+    name = path.removeprefix("harness/expectations/").removesuffix(".yaml")
+    return load(name) if path != "(none)" else empty("(none)")
+
+
 def parse(text: str, *, where: str) -> Expectations:
     data = yaml.safe_load(text)
     if not isinstance(data, dict) or not isinstance(data.get("subject"), str):

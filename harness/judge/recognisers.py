@@ -287,8 +287,17 @@ def _unknown_ids(document: dict[str, Any]) -> dict[str, Any] | None:
     vocab = _model(document).get("vocab")
     if not isinstance(unk, str) or not isinstance(vocab, dict):
         return None
-    return document if unk in vocab else _with_model(document, vocab={**vocab,
-                                                                        unk: _FRESH_ID})
+    if unk in vocab or _added_id(document, unk) is not None:
+        return document
+    return _with_model(document, vocab={**vocab, unk: _FRESH_ID})
+
+
+def _added_id(document: dict[str, Any], content: str) -> int | None:
+    for entry in document.get("added_tokens") or ():
+        if isinstance(entry, dict) and entry.get("content") == content and isinstance(
+                entry.get("id"), int):
+            return int(entry["id"])
+    return None
 
 
 def _unknown_as_unk(document: dict[str, Any], obs: Observation) -> Observation:
@@ -297,7 +306,11 @@ def _unknown_as_unk(document: dict[str, Any], obs: Observation) -> Observation:
     if not isinstance(obs.input, tuple) or not isinstance(unk, str):
         return obs
     known = _document_ids(document)
-    unk_id = _model(document).get("vocab", {}).get(unk, _FRESH_ID)
+    unk_id = _model(document).get("vocab", {}).get(unk)
+    if unk_id is None:
+        unk_id = _added_id(document, unk)
+    if unk_id is None:
+        unk_id = _FRESH_ID
     return _with_input(obs, tuple(i if i in known else unk_id for i in obs.input))
 
 

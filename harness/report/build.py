@@ -9,6 +9,7 @@ from ..core.profiles import Profile
 from ..core.resources import repository_path
 from ..fixtures.morph_track import UPSTREAM_DOCUMENT
 from ..judge.coverage import RULES
+from ..judge.expectations import parse_file
 from ..judge.registry import load_registry
 from ..runs import tally as tallies
 from ..runs.morph_track import MorphTrackRun
@@ -48,6 +49,25 @@ class JobResultLike(Protocol):
     def morph_track(self) -> MorphTrackRun | None: ...
     @property
     def failed(self) -> bool: ...
+    @property
+    def subject(self) -> SubjectInfoLike | None: ...
+
+
+class SubjectInfoLike(Protocol):
+    """What the report needs of a third-party subject (``harness.job.SubjectInfo``)."""
+
+    @property
+    def spec(self) -> str: ...
+    @property
+    def name(self) -> str: ...
+    @property
+    def version(self) -> str: ...
+    @property
+    def capabilities(self) -> tuple[str, ...]: ...
+    @property
+    def expectations(self) -> str: ...
+    @property
+    def restarts(self) -> int: ...
 
 MORPH_WHAT = ("the unified tokenizer's morph track (MorphBPE) against its upstream "
               "expression, a tokenizer.json run by tokenizers; per Mongolian run, and "
@@ -138,18 +158,36 @@ def morph_section(run: MorphTrackRun) -> model.MorphTrack:
         seconds=_round(run.seconds))
 
 
+def _class_entries(result: JobResultLike, report_path: str) -> list[model.ClassEntry]:
+    """Our registry's classes, or the expectations of the run's third-party subject."""
+    tally = result.tally
+    entries = []
+    described: list[tuple[str, str, str, str, list[str], str]]
+    if result.subject is None:
+        described = [(c.id, c.kind, c.title, c.decision, list(c.upstream), c.why)
+                     for c in load_registry()]
+    else:
+        expected = parse_file(result.subject.expectations)
+        described = [(e.id, e.side, e.title, f"{result.subject.expectations}#{e.id}",
+                      [e.link] if e.link else [], e.why) for e in expected.entries]
+        if expected.inherit_reference:
+            described += [(c.id, c.kind, c.title, c.decision, list(c.upstream), c.why)
+                          for c in load_registry()]
+    for class_id, kind, title, decision, upstream, why in described:
+        seen = tally.class_witness.get(class_id)
+        entries.append(model.ClassEntry(
+            id=class_id, kind=kind, title=title, decision=decision, upstream=upstream,
+            why=why, observed=tally.by_class.get(class_id, 0),
+            reproduce=reproduce_command(report_path, class_id=class_id),
+            witness=witness(seen) if seen is not None else None))
+    return entries
+
+
 def build_report(result: JobResultLike, report_path: str = DEFAULT_REPORT) -> model.Report:
     tally = result.tally
-    registry = load_registry()
+    classes = _class_entries(result, report_path)
+    registry = classes
     explore = max(result.explore_seconds, 1e-9)
-    classes = []
-    for cls in registry:
-        seen = tally.class_witness.get(cls.id)
-        classes.append(model.ClassEntry(
-            id=cls.id, kind=cls.kind, title=cls.title, decision=cls.decision,
-            upstream=list(cls.upstream), why=cls.why, observed=tally.by_class.get(cls.id, 0),
-            reproduce=reproduce_command(report_path, class_id=cls.id),
-            witness=witness(seen) if seen is not None else None))
     real_failures = sum(f.tally.failure_count + len(f.tally.errors)
                         for f in result.real_models)
     summary = model.Summary(
@@ -174,8 +212,9 @@ def build_report(result: JobResultLike, report_path: str = DEFAULT_REPORT) -> mo
         summary=summary,
         header=model.Header(command=result.command, profile=result.profile.name,
                             seed=result.seed, workers=result.workers,
-                            subject="reference (implementation/, strict; lenient track "
-                                    "where strict refuses)",
+                            subject=("reference (implementation/, strict; lenient track "
+                                     "where strict refuses)" if result.subject is None else
+                                     f"{result.subject.name} ({result.subject.version})"),
                             environment=dict(result.environment)),
         failures=failures(tally, report_path=report_path),
         harness_errors=list(tally.errors),
@@ -189,5 +228,14 @@ def build_report(result: JobResultLike, report_path: str = DEFAULT_REPORT) -> mo
         coverage=model.Coverage(
             rules={rule: model.RuleCoverage(meaning, tally.rule_comparisons.get(rule, 0))
                    for rule, meaning in RULES.items()},
-            classes={cls.id: tally.by_class.get(cls.id, 0) for cls in registry}))
+            classes={cls.id: tally.by_class.get(cls.id, 0) for cls in registry}),
+        subject=_subject_section(result.subject))
+
+
+def _subject_section(info: SubjectInfoLike | None) -> model.Subject | None:
+    if info is None:
+        return None
+    return model.Subject(spec=info.spec, name=info.name, version=info.version,
+                         capabilities=list(info.capabilities),
+                         expectations=info.expectations, restarts=info.restarts)
 

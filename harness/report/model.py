@@ -60,7 +60,9 @@ class Failure:
 
 @dataclass
 class ClassEntry:
-    """One intended divergence class of the registry, and what this run saw of it."""
+    """One intended divergence class of the registry (or, in a third-party subject's run,
+    one entry of its expectations file: ``kind`` is then the side that is right and
+    ``decision`` the expectations file), and what this run saw of it."""
 
     id: str
     kind: str
@@ -132,6 +134,20 @@ class Header:
     workers: int
     subject: str
     environment: dict[str, str]
+
+
+@dataclass
+class Subject:
+    """The third-party subject a run judged (absent when the subject is our reference):
+    what it said of itself at start-up, the expectations file that judged it, and how
+    often its process had to be restarted."""
+
+    spec: str
+    name: str
+    version: str
+    capabilities: list[str]
+    expectations: str
+    restarts: int
 
 
 @dataclass
@@ -214,6 +230,8 @@ class Report:
     real_models: RealModels
     unified_morph_track: MorphTrack | None
     coverage: Coverage
+    #: A third-party subject's run (``--subject``): which subject; None for our reference.
+    subject: Subject | None = None
 
     def failing_parts(self) -> list[str]:
         """Every part of the report that makes the verdict fail, in words."""

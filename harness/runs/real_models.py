@@ -5,6 +5,7 @@ generated run."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import time
 from collections.abc import Callable
@@ -19,12 +20,13 @@ from ..core.resources import data_file
 from ..fixtures.real_models import FIXTURES, build_fixture, sha256_file
 from ..judge.classify import judge
 from ..strategies.texts import inventory, texts_for
-from ..subjects.protocol import failed
+from ..subjects.protocol import ALL_CAPABILITIES, Subject, failed
 from ..subjects.reference import STRICT
 from ..subjects.upstream import UPSTREAM
 from .engine import Engine
 from .observe import Side, load_outcome, observe_inputs
 from .tally import Tally
+from .third_party import engine_for
 
 CORPUS_NAME = "real_model_corpus.json"
 #: Long, structured strings from the corpus are cut into fragments for generated texts.
@@ -53,12 +55,14 @@ def text_size(case: Case) -> int:
 
 
 class LoadedFixture:
-    """Both sides of one fixture, loaded once."""
+    """Both sides of one fixture, loaded once: ``subject`` (our strict reference unless
+    given) and upstream."""
 
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, subject: Subject[Any] = STRICT) -> None:
         self.document: dict[str, Any] = json.loads(text)
+        self.subject = subject
         started = time.perf_counter()
-        self.ours = STRICT.load(text)
+        self.ours = subject.load(text)
         self.ours_seconds = time.perf_counter() - started
         started = time.perf_counter()
         self.theirs = UPSTREAM.load(text)
@@ -70,7 +74,9 @@ class LoadedFixture:
 
     def observe(self, case: Case) -> list[Observation]:
         assert not failed(self.ours) and not failed(self.theirs)
-        return list(observe_inputs(case, "strict", Side(STRICT, self.ours),
+        if "pairs" not in self.subject.capabilities:
+            case = dataclasses.replace(case, pairs=())
+        return list(observe_inputs(case, "strict", Side(self.subject, self.ours),
                                    Side(UPSTREAM, self.theirs)))
 
     def case(self, text: str) -> Case:
@@ -88,21 +94,30 @@ def real_texts(document: dict[str, Any], corpus: list[str]) -> st.SearchStrategy
     return st.one_of(texts_for(inventory(document)), corpus_mix, st.text(max_size=40))
 
 
-def run_fixture(name: str, *, corpus: list[str], examples: int, seed_value: int
-                ) -> FixtureRun:
+def run_fixture(name: str, *, corpus: list[str], examples: int, seed_value: int,
+                subject: str | None = None) -> FixtureRun:
+    """One fixture through our reference, or through a third-party subject (its spec)
+    judged by its expectations."""
     path = build_fixture(name)
-    loaded = LoadedFixture(path.read_text(encoding="utf-8"))
+    wired = engine_for(subject) if subject is not None else None
+    loaded = LoadedFixture(path.read_text(encoding="utf-8"),
+                           wired.subject if wired is not None else STRICT)
+    classes = wired.expectations.classes if wired is not None else None
+    capabilities = wired.subject.capabilities if wired is not None else ALL_CAPABILITIES
     result = FixtureRun(name, sha256_file(path))
-    result.load_seconds = {"reference": round(loaded.ours_seconds, 3),
+    result.load_seconds = {"reference" if wired is None else "subject":
+                           round(loaded.ours_seconds, 3),
                            "upstream": round(loaded.theirs_seconds, 3)}
     load_case = Case(loaded.document)
     load_obs = loaded.load_observation()
-    result.tally.record(load_case, [load_obs], judge(load_case, [load_obs]), size=0,
-                        fixture=name)
+    result.tally.record(load_case, [load_obs], judge(load_case, [load_obs], capabilities,
+                                                     classes), size=0, fixture=name)
     if failed(loaded.ours) or failed(loaded.theirs):
         return result
-    engine = Engine(observe=loaded.observe, size=text_size, fixture=name)
-    _time_corpus(result, loaded, corpus)
+    engine = Engine(observe=loaded.observe, size=text_size, fixture=name,
+                    capabilities=capabilities, classes=classes)
+    if wired is None:
+        _time_corpus(result, loaded, corpus)
     engine.run_items((loaded.case(text) for text in corpus), result.tally)
     result.corpus_texts = len(corpus)
     before = result.tally.examples
@@ -130,8 +145,8 @@ def _time_corpus(result: FixtureRun, loaded: LoadedFixture, corpus: list[str]) -
         result.corpus_encode_seconds[side] = best
 
 
-def run(*, examples: int, seed_value: int, fixtures: tuple[str, ...] = FIXTURES
-        ) -> list[FixtureRun]:
+def run(*, examples: int, seed_value: int, fixtures: tuple[str, ...] = FIXTURES,
+        subject: str | None = None) -> list[FixtureRun]:
     corpus = [entry["text"] for entry in load_corpus()]
-    return [run_fixture(name, corpus=corpus, examples=examples, seed_value=seed_value)
-            for name in fixtures]
+    return [run_fixture(name, corpus=corpus, examples=examples, seed_value=seed_value,
+                        subject=subject) for name in fixtures]

@@ -31,10 +31,11 @@ from ..core import interrupts
 from ..core.profiles import Profile
 from ..fixtures.real_models import build_fixture
 from . import real_models
-from .engine import Target
+from .engine import Engine, Target
 from .generated import ENGINE, default_strategy
 from .real_models import FixtureRun
 from .tally import Tally, Witness
+from .third_party import engine_for
 
 #: Shard i > 0 explores with seed + i * SHARD_STRIDE; shard 0 keeps the run's seed.
 SHARD_STRIDE = 2**32
@@ -103,22 +104,31 @@ class _ShardReporter:
         self.sink.put((self.shard, tally.examples, tally.comparisons, dict(tally.failures)))
 
 
-def _explore_shard(shard: int, budget: int, seed_value: int, report: bool) -> Tally:
+def engine_of(subject: str | None) -> Engine:
+    """The engine of a run: our reference's, or a third-party subject's (by its spec)."""
+    return ENGINE if subject is None else engine_for(subject).engine
+
+
+def _explore_shard(shard: int, budget: int, seed_value: int, report: bool,
+                   subject: str | None) -> Tally:
     tally = Tally()
     reporter = _ShardReporter(shard, _progress_queue) if report else None
-    ENGINE.explore(default_strategy(), budget=budget, seed_value=seed_value, tally=tally,
-                   progress=reporter)
+    engine_of(subject).explore(default_strategy(), budget=budget, seed_value=seed_value,
+                               tally=tally, progress=reporter)
     if reporter is not None:
         reporter.post(tally)
     return tally
 
 
-def _search(target: Target, profile: Profile, seed_value: int) -> Witness | None:
-    return ENGINE.search(default_strategy(), target, profile, seed_value)
+def _search(target: Target, profile: Profile, seed_value: int, subject: str | None
+            ) -> Witness | None:
+    return engine_of(subject).search(default_strategy(), target, profile, seed_value)
 
 
-def _real_fixture(name: str, examples: int, seed_value: int) -> list[FixtureRun]:
-    return real_models.run(examples=examples, seed_value=seed_value, fixtures=(name,))
+def _real_fixture(name: str, examples: int, seed_value: int, subject: str | None
+                  ) -> list[FixtureRun]:
+    return real_models.run(examples=examples, seed_value=seed_value, fixtures=(name,),
+                           subject=subject)
 
 
 # --- the pool --------------------------------------------------------------------------
@@ -127,7 +137,7 @@ class Workers:
     """The phases of one run, in this process (``count == 1``) or over a process pool."""
 
     def __init__(self, count: int, profile: Profile, seed_value: int,
-                 strategy: Any = None) -> None:
+                 strategy: Any = None, subject: str | None = None) -> None:
         if count < 1:
             raise ValueError(f"--workers must be at least 1, not {count}")
         if count > 1 and strategy is not None:
@@ -137,6 +147,9 @@ class Workers:
         self.profile = profile
         self.seed = seed_value
         self._strategy = strategy
+        #: A third-party subject's spec (None: our reference).
+        self.subject = subject
+        self.engine = engine_of(subject)
         self._pool: ProcessPoolExecutor | None = None
         self._queue: Any = None
 
@@ -190,10 +203,11 @@ class Workers:
     def explore(self, tally: Tally, budget: int,
                 progress: Callable[[Tally], None] | None = None) -> Tally:
         if self._pool is None:
-            return ENGINE.explore(self.strategy, budget=budget, seed_value=self.seed,
-                                  tally=tally, progress=progress)
+            return self.engine.explore(self.strategy, budget=budget, seed_value=self.seed,
+                                       tally=tally, progress=progress)
         futures = [self._pool.submit(_explore_shard, shard, share,
-                                     shard_seed(self.seed, shard), progress is not None)
+                                     shard_seed(self.seed, shard), progress is not None,
+                                     self.subject)
                    for shard, share in enumerate(split_budget(budget, self.count))
                    if share > 0]
         with self._relay(tally, progress):
@@ -206,16 +220,19 @@ class Workers:
 
     def search(self, targets: list[Target]) -> list[Witness | None]:
         if self._pool is None:
-            return [ENGINE.search(self.strategy, t, self.profile, self.seed) for t in targets]
-        futures = [self._pool.submit(_search, t, self.profile, self.seed) for t in targets]
+            return [self.engine.search(self.strategy, t, self.profile, self.seed)
+                    for t in targets]
+        futures = [self._pool.submit(_search, t, self.profile, self.seed, self.subject)
+                   for t in targets]
         return [_result(future) for future in futures]
 
     def real_models(self, examples: int, fixtures: tuple[str, ...]) -> list[FixtureRun]:
         if self._pool is None:
-            return real_models.run(examples=examples, seed_value=self.seed, fixtures=fixtures)
+            return real_models.run(examples=examples, seed_value=self.seed, fixtures=fixtures,
+                                   subject=self.subject)
         for name in fixtures:  # built (or found cached) here, once, before any worker
             build_fixture(name)
-        futures = [self._pool.submit(_real_fixture, name, examples, self.seed)
+        futures = [self._pool.submit(_real_fixture, name, examples, self.seed, self.subject)
                    for name in fixtures]
         return [fixture for future in futures for fixture in _result(future)]
 
