@@ -372,12 +372,18 @@ def _oracles(args: argparse.Namespace) -> int:
             print(f"regenerate: {oracles.generator_command(installed)}")
         return 1 if problems else 0
     if args.adopt_witnesses is not None:
+        from .oracles.subjects import adopt_subject_witnesses
+
         try:
-            data, notes = oracles.adopt_witnesses(args.adopt_witnesses, root,
-                                                  args.adopt_witnesses.as_posix())
+            if _read_report(args.adopt_witnesses).subject is not None:
+                target, data, notes = adopt_subject_witnesses(
+                    args.adopt_witnesses, root, args.adopt_witnesses.as_posix())
+            else:
+                data, notes = oracles.adopt_witnesses(args.adopt_witnesses, root,
+                                                      args.adopt_witnesses.as_posix())
+                target = oracles.oracle_path(root, oracles.DIVERGENCES)
         except ValueError as exc:
             raise UsageError(str(exc)) from None
-        target = oracles.oracle_path(root, oracles.DIVERGENCES)
         interrupts.check()
         write_atomic(target, canonical_json(data))
         for note in notes:

@@ -37,8 +37,12 @@ def render(report: Report, *, against: Report | None = None, against_name: str |
     sections = [_headline(report)]
     if against is not None:
         sections.append(_changes(report, against, against_name or "the previous report"))
-    sections += [_failures(report), _classes(report, link_base), _real_models(report),
-                 _morph_track(report), _coverage(report)]
+    if report.subject is not None:
+        sections += [_subject(report), _failures(report), _known(report, link_base),
+                     _real_models(report), _coverage(report)]
+    else:
+        sections += [_failures(report), _classes(report, link_base), _real_models(report),
+                     _morph_track(report), _coverage(report)]
     return "\n\n".join(s.strip("\n") for s in sections if s) + "\n"
 
 
@@ -213,22 +217,30 @@ def _failures(report: Report) -> str:
     return "\n\n".join(blocks)
 
 
-def _failure(entry: Failure) -> str:
+def _failure(entry: Failure, left: str = "reference") -> str:
     witness = entry.witness
     parts = [f"#### {entry.id} · {_code(entry.signature)} (×{_int(entry.count)})",
-             _observation(witness)]
+             _observation(witness, left), *_witness_files(witness),
+             f"Reproduce: {_code(entry.reproduce or '')}"]
+    return "\n\n".join(parts)
+
+
+def _witness_files(witness: Witness) -> list[str]:
+    """The witness' tokenizer.json, folded (or a line saying it is in the report)."""
     case = witness.case or {}
+    if witness.case is None:
+        return []
     document = json.dumps(case.get("document"), ensure_ascii=False, sort_keys=True,
                           separators=(",", ":"))
     label = "shrunk witness" if witness.shrunk else "smallest explored case"
+    parts: list[str] = []
     if len(document) <= MAX_DOCUMENT_CHARS:
         parts.append(f"<details><summary>tokenizer.json ({label}, {_int(len(document))} "
                      f"characters)</summary>\n\n{_fence(document, 'json')}\n\n</details>")
     else:
         parts.append(f"tokenizer.json ({label}): {_int(len(document))} characters, too "
                      f"long for a comment; it is in the report artifact.")
-    parts.append(f"Reproduce: {_code(entry.reproduce or '')}")
-    return "\n\n".join(parts)
+    return parts
 
 
 def _fixture_failure(where: str, entry: Failure, source: str) -> str:
@@ -239,14 +251,14 @@ def _fixture_failure(where: str, entry: Failure, source: str) -> str:
     ])
 
 
-def _observation(witness: Witness) -> str:
+def _observation(witness: Witness, left: str = "reference") -> str:
     options = ", ".join(f"{k}={_json(v)}" for k, v in sorted(witness.options.items()))
     where = (f"{witness.track or '?'} track, `{witness.operation or '?'}`, "
              f"tier `{witness.tier or '?'}`" + (f", {options}" if options else ""))
     lines = [_escape(witness.detail), "", f"- **Where:** {where}",
              f"- **Input:** {_input(witness.input)}", ""]
     if witness.reference is not None or witness.upstream is not None:
-        lines.append(_side_by_side(witness.reference, witness.upstream))
+        lines.append(_side_by_side(witness.reference, witness.upstream, left))
     return "\n".join(lines).strip("\n")
 
 
@@ -259,12 +271,12 @@ def _input(value: Any) -> str:
     return text
 
 
-def _side_by_side(reference: Any, upstream: Any) -> str:
+def _side_by_side(reference: Any, upstream: Any, label: str = "reference") -> str:
     mine = reference if isinstance(reference, dict) else {"value": reference}
     theirs = upstream if isinstance(upstream, dict) else {"value": upstream}
     keys = [k for k in ("outcome",) if k in mine or k in theirs]
     keys += sorted((set(mine) | set(theirs)) - {"outcome"})
-    rows = ["| | reference | upstream |", "|---|---|---|"]
+    rows = [f"| | {label} | upstream |", "|---|---|---|"]
     for key in keys:
         left, right = mine.get(key), theirs.get(key)
         name = key if left == right else f"**{key}** ≠"
@@ -281,6 +293,44 @@ def _cell(value: Any, present: bool) -> str:
 
 def _plain(value: str) -> bool:
     return bool(re.fullmatch(r"[a-z_\-\[\]0-9]+", value))
+
+
+# --- a third-party subject ---------------------------------------------------------------
+
+def _subject(report: Report) -> str:
+    subject = report.subject
+    assert subject is not None
+    return "\n".join([
+        f"### Subject: {subject.name}",
+        "",
+        f"- **Version:** {_code(subject.version)} (run as {_code(subject.spec)})",
+        f"- **Capabilities:** {', '.join(_code(c) for c in subject.capabilities)} (tiers it "
+        "does not answer are skipped and counted)",
+        f"- **Expectations:** {_code(subject.expectations)}: "
+        f"{_n(sum(1 for c in report.classes if c.observed), 'entry', 'entries')} observed of "
+        f"{len(report.classes)}",
+        f"- **Restarts** of its process after a crash, a timeout or garbage: "
+        f"{_int(subject.restarts)}",
+    ])
+
+
+def _known(report: Report, link_base: str) -> str:
+    """The subject's divergences grouped by the expectation that recognised them, each
+    with its minimal witness: the subject's answer and upstream's side by side."""
+    blocks = ["### Known divergences, by expectation"]
+    for cls in report.classes:
+        if not cls.observed or cls.witness is None:
+            continue
+        links = ", ".join(f"<{u}>" for u in cls.upstream)
+        parts = [f"#### {_code(cls.id)} · {cls.kind} (×{_int(cls.observed)})",
+                 _escape(cls.title) + (f" ({links})" if links else ""),
+                 _observation(cls.witness, "subject"), *_witness_files(cls.witness),
+                 f"Reproduce: {_code(cls.reproduce)}"]
+        blocks.append("\n\n".join(parts))
+    missing = [c.id for c in report.classes if not c.observed]
+    if missing:
+        blocks.append(f"Not observed in this run: {', '.join(_code(c) for c in missing)}.")
+    return "\n\n".join(blocks)
 
 
 # --- classes, real models, morph track, coverage ------------------------------------------
