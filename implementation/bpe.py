@@ -39,6 +39,9 @@ CACHE_MAX_WORD_BYTES = 256
 #: The longest piece of a long word whose result is kept (symbols), like upstream's bound
 #: on the words it caches: the piece cache stays small whatever the texts.
 PIECE_CACHE_MAX_SYMBOLS = 64
+#: Up to this many distinct characters, a word's pairs of them are all looked up before
+#: its boundaries are (none a cut: no boundary needs looking at).
+_FEW_CHARACTERS = 32
 #: Boundaries of a long word looked at to decide whether to merge it piece by piece.
 _CUT_SAMPLE = 256
 
@@ -271,7 +274,12 @@ class BpeModel:
         inside = self._junctions
         if inside is None:
             return []
-        strings = list(map(self._vocab_r.__getitem__, ids))
+        vocab_r = self._vocab_r
+        singles = [s for s in map(vocab_r.__getitem__, set(ids)) if len(s) == 1]
+        if len(singles) <= _FEW_CHARACTERS and all(a + b in inside for a in singles
+                                                   for b in singles):
+            return []  # a small alphabet whose every pair is a junction: no cut anywhere
+        strings = list(map(vocab_r.__getitem__, ids))
         joined = map(operator.add, strings, itertools.islice(strings, 1, None))
         return [j for j, pair in enumerate(joined, 1)
                 if pair not in inside and len(pair) == 2 and len(strings[j - 1]) == 1]

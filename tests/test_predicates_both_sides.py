@@ -168,3 +168,27 @@ def test_the_specification_oracle_flags_the_same_wrong_reference(class_id: str) 
     case, div = _witness(class_id)
     wrong = WRONG[class_id](case, div)
     assert check_case(case, [wrong.observation]), class_id
+
+
+def test_two_classes_explain_one_divergence_together() -> None:
+    """An unknown id decoded through [Replace, ByteFallback, Fuse, Strip(" ", 1, 1)]: the
+    strict reference refuses it (decode-unknown-id), and upstream, which drops the id,
+    panics in Strip on what is left. The lenient reference drops the id too and decodes,
+    so what remains between it and upstream is the Strip panic: both classes, together."""
+    vocab = {"<unk>": 0, **{f"<0x{b:02X}>": b + 1 for b in range(256)}, "\u2581": 257}
+    decoder = {"type": "Sequence", "decoders": [
+        {"type": "Replace", "pattern": {"String": "\u2581"}, "content": " "},
+        {"type": "ByteFallback"}, {"type": "Fuse"},
+        {"type": "Strip", "content": " ", "start": 1, "stop": 1}]}
+    case = Case({
+        "version": "1.0", "truncation": None, "padding": None, "added_tokens": [],
+        "normalizer": None, "pre_tokenizer": None, "post_processor": None,
+        "decoder": decoder,
+        "model": {"type": "BPE", "dropout": None, "unk_token": "<unk>",
+                  "continuing_subword_prefix": None, "end_of_word_suffix": None,
+                  "fuse_unk": True, "byte_fallback": True, "ignore_merges": False,
+                  "vocab": vocab, "merges": []}}, id_runs=((257, 9999),))
+    _, judgement = evaluate(case)
+    decode = [v for v in judgement.verdicts if v.divergence.observation.operation == "decode"]
+    assert decode and not [v for v in judgement.verdicts if v.is_failure]
+    assert {v.classes for v in decode} == {("strict-decode-unknown-id", "strip-decoder-panic")}

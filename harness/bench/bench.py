@@ -532,15 +532,16 @@ def section_growth(scale: Scale, notes: list[str]) -> dict[str, Any]:
     text = lcg_text(longest, seed=2)
     sizes: dict[str, Any] = {}
     minimum: dict[str, list[float]] = {"reference": [], "upstream": []}
-    for n in scale.growth_sizes:
-        word = text[:n]
-        ref_ids = pair.reference.encode(word)  # also the warm-up
-        up_ids = pair.upstream.encode(word).ids
-        ref_s: list[float] = []
-        up_s: list[float] = []
-        for _ in range(scale.repeats):
+    words = [text[:n] for n in scale.growth_sizes]
+    ids = [(pair.reference.encode(w), pair.upstream.encode(w).ids) for w in words]  # warm-up
+    times: list[tuple[list[float], list[float]]] = [([], []) for _ in words]
+    # Every repeat times every size in turn: a burst of other work on the machine then
+    # slows one repeat of every size, not every repeat of one size (the minima stay apart).
+    for _ in range(scale.repeats):
+        for word, (ref_s, up_s) in zip(words, times, strict=True):
             ref_s.append(timed(lambda w=word: pair.reference.encode(w)))  # type: ignore[misc]
             up_s.append(timed(lambda w=word: pair.upstream.encode(w)))  # type: ignore[misc]
+    for n, (ref_ids, up_ids), (ref_s, up_s) in zip(scale.growth_sizes, ids, times, strict=True):
         minimum["reference"].append(min(ref_s))
         minimum["upstream"].append(min(up_s))
         sizes[str(n)] = {

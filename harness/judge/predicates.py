@@ -35,6 +35,7 @@ from .specification import (
     byte_piece_violations,
     known_ids,
     names_broken_path,
+    sequence_counts,
     template_layout,
 )
 
@@ -437,10 +438,10 @@ def template_special_spans(ctx: Context, div: Divergence) -> frozenset[int]:
 def _template_special_positions(ctx: Context, obs: Observation, ref: Encoded) -> set[int]:
     """Our side: the positions where the document's template puts a special token, and
     our token there is that special."""
-    sequences = list(ref.sequence_ids) or [0] * len(ref.ids)
     pair = obs.option("pair") is not None
-    layout = template_layout(ctx.document, [sequences.count(0), sequences.count(1)], pair,
-                             bool(obs.option("add_special_tokens", True)))
+    add = bool(obs.option("add_special_tokens", True))
+    counts = sequence_counts(ctx.document, ref, pair, add)
+    layout = None if counts is None else template_layout(ctx.document, counts, pair, add)
     if layout is None or len(layout) != len(ref.ids):
         return set()
     return {i for i, slot in enumerate(layout)

@@ -204,6 +204,20 @@ def template_layout(document: dict[str, Any], counts: Sequence[int], pair: bool,
     return layout
 
 
+def sequence_counts(document: dict[str, Any], enc: Encoded, pair: bool,
+                    add_special_tokens: bool) -> list[int] | None:
+    """How many tokens each input gave: from the encoding's sequence ids, or, for a
+    single text of a subject that does not expose them, its length less the template's
+    specials. None when that cannot be told."""
+    if enc.sequence_ids:
+        return [enc.sequence_ids.count(0), enc.sequence_ids.count(1)]
+    if pair:
+        return None
+    layout = template_layout(document, [0, 0], False, add_special_tokens)
+    specials = len(layout) if layout is not None else 0
+    return [len(enc.ids) - specials, 0]
+
+
 @dataclass
 class _Symbol:
     char: str
@@ -225,7 +239,7 @@ def byte_piece_violations(enc: Encoded, texts: Sequence[str], model: dict[str, A
     suffix_b = suffix.encode() if isinstance(suffix, str) else b""
     violations: dict[int, str] = {}
     for word in _words(enc):
-        for start, end in _byte_runs(enc, word, len(prefix_b)):
+        for start, end in _byte_runs(enc, texts, word, len(prefix_b)):
             symbols = _symbols(enc, word, (start, end), prefix_b, suffix_b)
             if symbols is None:
                 continue
@@ -262,11 +276,14 @@ def _words(enc: Encoded) -> list[list[int]]:
     return words
 
 
-def _byte_runs(enc: Encoded, word: list[int], prefix_length: int) -> Iterator[tuple[int, int]]:
-    """Maximal runs (start, end indices into ``word``) of tokens made of byte pieces."""
+def _byte_runs(enc: Encoded, texts: Sequence[str], word: list[int], prefix_length: int
+               ) -> Iterator[tuple[int, int]]:
+    """Maximal runs (start, end indices into ``word``) of tokens made of byte pieces (a
+    token spelling its own text, ``<0x58>`` written in the text, is no byte piece)."""
     start: int | None = None
     for k, i in enumerate([*word, None]):
-        is_bytes = i is not None and token_bytes(enc.tokens[i], prefix_length) is not None
+        is_bytes = (i is not None and token_bytes(enc.tokens[i], prefix_length) is not None
+                    and _slice(_text_of(enc, texts, i), enc.spans[i]) != enc.tokens[i])
         if is_bytes and start is None:
             start = k
         elif not is_bytes and start is not None:
@@ -356,6 +373,11 @@ def token_bytes(token: str, prefix_length: int) -> bytes | None:
         values.append(int(digits[:2], 16))
         at += len(rest) + 3
     return bytes(values)
+
+
+def _slice(text: str, span: tuple[int, int]) -> str:
+    start, end = span
+    return text[start:end] if 0 <= start <= end <= len(text) else ""
 
 
 def _text_of(enc: Encoded, texts: Sequence[str], position: int) -> str:

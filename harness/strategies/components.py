@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from harness.documents import llama_normalizer
 from harness.strategies import profile as shares
-from harness.strategies._weights import weighted
+from harness.strategies._weights import chance, weighted
 from harness.strategies.alphabet import METASPACE
 from harness.strategies.profile import NormalizerKind, PreTokenizerKind
 
@@ -143,4 +143,36 @@ def templates(draw: st.DrawFn, specials: Mapping[str, int],
     eos = None
     if shape == "bos-eos":
         eos = "</s>" if "</s>" in specials else draw(st.sampled_from(names))
-    return template(bos, eos, specials)
+    built = template(bos, eos, specials)
+    if draw(chance(shares.TEMPLATE_HAZARD)):
+        return _broken_template(built, draw(st.sampled_from(TEMPLATE_HAZARDS)))
+    return built
+
+
+#: Template breakages both sides agree on: upstream's deserializer refuses the first four
+#: (as the reference does, by path); a pair template without ``$B`` loads on both and drops
+#: the second text. (Breakages only the reference refuses, such as a template naming a
+#: special absent from ``special_tokens``, have no divergence class and are not drawn.)
+TEMPLATE_HAZARDS: Final = ("string", "sequence-c", "two-keys", "negative-type-id",
+                           "pair-without-b")
+
+
+def _broken_template(built: JSON, how: str) -> JSON:
+    single = [dict(p) for p in built["single"]]
+    pair = [dict(p) for p in built["pair"]]
+    if how == "string":
+        return {**built, "single": " ".join(
+            "$A" if "Sequence" in p else p["SpecialToken"]["id"] for p in single)}
+    if how == "sequence-c":
+        pair = [{"Sequence": {"id": "C", "type_id": 1}} if p.get("Sequence", {}).get("id") == "B"
+                else p for p in pair]
+    elif how == "two-keys":
+        single[0] = {**single[0], **({"SpecialToken": {"id": "x", "type_id": 0}}
+                                     if "Sequence" in single[0]
+                                     else {"Sequence": {"id": "A", "type_id": 0}})}
+    elif how == "negative-type-id":
+        (kind, body), = single[0].items()
+        single[0] = {kind: {**body, "type_id": -1}}
+    else:
+        pair = [p for p in pair if p.get("Sequence", {}).get("id") != "B"]
+    return {**built, "single": single, "pair": pair}

@@ -141,7 +141,7 @@ PERTURBATION: Final[Mapping[str, int]] = {"drop": 20, "swap": 20, "repeat": 20, 
 #: Per thousand of perturbed decoders: Llama's chain with its Strip window changed to
 #: ``stop=1`` (upstream panics decoding an empty run after Fuse, and on a lone " " when
 #: start and stop cross).
-STRIP_HAZARD: Final = 60
+STRIP_HAZARD: Final = 150
 #: Per thousand: two vocabulary strings share one id (see ``cases._with_duplicate_id``).
 DUPLICATE_ID_HAZARD: Final = 10
 ADDED_TOKENS: Final[Mapping[AddedTokensKind, int]] = {
@@ -162,6 +162,8 @@ ADDED_NORMALIZED_FLIPPED: Final = 300
 POST_PROCESSOR: Final[Mapping[PostProcessorKind, int]] = {"none": 45, "template": 55}
 #: Template shape: BOS only (Llama), BOS + EOS, or no specials at all.
 TEMPLATE_SHAPE: Final[Mapping[str, int]] = {"bos": 50, "bos-eos": 35, "plain": 15}
+#: Per thousand templates: one broken as ``components.TEMPLATE_HAZARDS`` lists.
+TEMPLATE_HAZARD: Final = 40
 
 # --- inputs -----------------------------------------------------------------------------------
 
