@@ -64,7 +64,8 @@ def documents(draw: st.DrawFn, profile: Profile = DEFAULT_PROFILE) -> dict[str, 
     post_processor = None
     if draw(weighted(profile.post_processor)) == "template":
         specials = {e["content"]: e["id"] for e in added_tokens if e["special"]}
-        post_processor = draw(templates(specials, profile.template_shape))
+        post_processor = draw(templates(specials, profile.template_shape,
+                                        profile.template_hazard))
     return {
         "version": "1.0",
         "truncation": None,

@@ -133,7 +133,8 @@ def template(bos: str | None, eos: str | None, ids: Mapping[str, int]) -> JSON:
 
 @st.composite
 def templates(draw: st.DrawFn, specials: Mapping[str, int],
-              shapes: Mapping[str, int] = shares.TEMPLATE_SHAPE) -> JSON:
+              shapes: Mapping[str, int] = shares.TEMPLATE_SHAPE,
+              hazard: int = shares.TEMPLATE_HAZARD) -> JSON:
     """A template over the specials available (``<s>``/``</s>`` preferred)."""
     shape = draw(weighted(shapes))
     names = list(specials)
@@ -144,7 +145,7 @@ def templates(draw: st.DrawFn, specials: Mapping[str, int],
     if shape == "bos-eos":
         eos = "</s>" if "</s>" in specials else draw(st.sampled_from(names))
     built = template(bos, eos, specials)
-    if draw(chance(shares.TEMPLATE_HAZARD)):
+    if hazard and draw(chance(hazard)):
         return _broken_template(built, draw(st.sampled_from(TEMPLATE_HAZARDS)))
     return built
 

@@ -240,6 +240,7 @@ class Profile:
     template_shape: Mapping[str, int] = dataclasses.field(
         default_factory=lambda: dict(TEMPLATE_SHAPE))
     pairs: int = PAIRS
+    template_hazard: int = TEMPLATE_HAZARD
 
     def narrowed(self, **choices: Any) -> Profile:
         """This profile with some dimensions narrowed to the given option(s).
@@ -247,7 +248,7 @@ class Profile:
         Each keyword names a field; its value is one option, an alias from ``ALIASES``, or an
         iterable of them.  ``byte_fallback=True/False`` narrows both byte_fallback tables;
         ``hazards=False`` removes every deliberate upstream refusal or panic (merge hazards,
-        Strip windows); ``strip_hazard`` and ``pairs`` take a per-thousand number.
+        Strip windows, broken templates); ``strip_hazard`` and ``pairs`` take a per-thousand number.
         """
         updates: dict[str, Any] = {}
         for name, value in choices.items():
@@ -263,7 +264,8 @@ class Profile:
                     updates["merge_hazard"] = {"none": 1}
                     updates["strip_hazard"] = 0
                     updates["duplicate_id_hazard"] = 0
-            elif name in ("strip_hazard", "pairs"):
+                    updates["template_hazard"] = 0
+            elif name in ("strip_hazard", "pairs", "template_hazard"):
                 updates[name] = int(value)
             elif name in {f.name for f in dataclasses.fields(self)}:
                 updates[name] = restrict(getattr(self, name), _options(name, value))
