@@ -417,12 +417,16 @@ def _subject(spec: str | None) -> str | None:
 
     if spec is None or spec == third_party.REFERENCE:
         return None
+    from .subjects.process import SubjectStartError
+
     try:
-        third_party.command_of(spec)
+        third_party.engine_for(spec)  # starts the subject: it must say hello
     except third_party.SubjectUnavailableError as exc:
         if spec in third_party.NAMED:
             print(f"skipped: {exc}")
             return ""
+        raise UsageError(str(exc)) from None
+    except SubjectStartError as exc:
         raise UsageError(str(exc)) from None
     return spec
 
