@@ -469,7 +469,7 @@ def template_specials_at_zero(mp: pytest.MonkeyPatch) -> None:
 
 MUTANTS: tuple[Mutant, ...] = (
     Mutant("merge ties broken rightmost", "bpe",
-           lambda mp: mp.setattr(bpe, "_merge_all", ties_rightmost)),
+           lambda mp: mp.setattr(bpe, "_merge_all", ties_rightmost), {}, 500),
     Mutant("merge ranks read backwards", "bpe",
            lambda mp: mp.setattr(bpe, "_merge_all", highest_rank_first)),
     Mutant("byte fallback of the undecorated character", "bpe", undecorated_byte_fallback,
@@ -487,7 +487,8 @@ MUTANTS: tuple[Mutant, ...] = (
     Mutant("unk_token outside the vocabulary accepted", "bpe",
            unk_outside_vocabulary_accepted, {"unk": "dangling"}),
     Mutant("decoder shape with a step after Strip accepted", "decoders",
-           extra_step_after_strip, {"byte_fallback": True, "decoder": "perturbed"}),
+           extra_step_after_strip,
+           {"byte_fallback": True, "byte_alphabet": "complete", "decoder": "perturbed"}),
     Mutant("bare ByteFallback decoder refused", "decoders", bare_byte_fallback_refused,
            {"byte_fallback": True, "byte_alphabet": "complete"}),
     Mutant("Metaspace decoder applied", "decoders", metaspace_applied),
