@@ -443,13 +443,14 @@ _ENCODE: Final = frozenset({"encode"})
 _DECODE: Final = frozenset({"decode"})
 READINGS: Final[dict[str, Reading]] = {
     "dropout": Reading(_without_dropout, operations=_ENCODE),
-    "continuing_subword_prefix": Reading(_without_prefix),
-    "metaspace_split": Reading(_without_metaspace_split),
-    "single_word": Reading(_without_single_word),
+    "continuing_subword_prefix": Reading(_without_prefix, operations=_ENCODE),
+    "metaspace_split": Reading(_without_metaspace_split, operations=_ENCODE),
     "metaspace_first_per_section": Reading(_first_per_section, operations=_ENCODE),
-    "byte_pieces_unmerged": Reading(_byte_merges_dropped),
+    "single_word": Reading(_without_single_word, operations=_ENCODE),
+    "byte_pieces_unmerged": Reading(_byte_merges_dropped, operations=_ENCODE),
     "dropped_characters": Reading(_marking_dropped,
-                                  _picked_answer(lambda _, outcome: _unmarked(outcome))),
+                                  _picked_answer(lambda _, outcome: _unmarked(outcome)),
+                                  _ENCODE),
     "unk_fused_across_words": Reading(_fusing, _picked_answer(_fuse_unk_runs), _ENCODE),
     "stripped_added_token_string": Reading(_stripping, _picked_answer(_content_as_token),
                                            _ENCODE),
@@ -478,12 +479,35 @@ def _as_subject_reads(document: dict[str, Any], names: Sequence[str], obs: Obser
         changed = reading.document(changed) or changed
         if reading.input is not None:
             replayed = reading.input(document, replayed)
+    moved = _moved_added_ids(document, changed)
+    if moved and isinstance(replayed.input, tuple):
+        replayed = _with_input(replayed, tuple(moved.get(i, i) for i in replayed.input))
     outcome = _replay(changed, replayed)
+    if moved and isinstance(outcome, Encoded):
+        back = {new: old for old, new in moved.items()}
+        outcome = dataclasses.replace(outcome, ids=tuple(back.get(i, i) for i in outcome.ids))
     for name in names:
         rewrite = READINGS[name].answer
         if rewrite is not None:
             outcome = rewrite(document, obs, outcome)
     return outcome
+
+
+def _moved_added_ids(document: dict[str, Any], changed: dict[str, Any]) -> dict[int, int]:
+    """Upstream numbers added tokens after the model's vocabulary when it loads a file, so
+    a replay whose vocabulary grew moves them: each original added id -> its replay id."""
+    if len(_model(changed).get("vocab") or {}) == len(_model(document).get("vocab") or {}):
+        return {}
+    handle = _upstream_handle(changed)
+    if isinstance(handle, Refused | Crashed):
+        return {}
+    moved: dict[int, int] = {}
+    for entry in document.get("added_tokens") or ():
+        if isinstance(entry, dict) and isinstance(entry.get("id"), int):
+            now = handle.tokenizer.token_to_id(str(entry.get("content")))
+            if isinstance(now, int) and now != entry["id"]:
+                moved[entry["id"]] = now
+    return moved
 
 
 def _reads(name: str) -> Predicate:
@@ -522,6 +546,29 @@ def empty_ids_refused(ctx: Context, div: Divergence) -> frozenset[int]:
 def _unknown_positions(ctx: Context, ids: Sequence[int]) -> list[int]:
     known = _known_ids(ctx)
     return [i for i, token_id in enumerate(ids) if token_id not in known]
+
+
+def strip_panic_on_nothing(ctx: Context, div: Divergence) -> frozenset[int]:
+    """Upstream's Strip decoder panics on an empty token list (every id skipped as
+    special, or none given); the subject decodes it to "". Checked: a Strip step in the
+    decoder, the panic's message, and nothing left to decode."""
+    obs = div.observation
+    upstream = obs.upstream
+    if obs.operation != "decode" or not isinstance(obs.input, tuple):
+        return NONE
+    if not (isinstance(upstream, Crashed) and upstream.kind == "panic"
+            and "the len is 0" in upstream.message):
+        return NONE
+    decoder = ctx.document.get("decoder")
+    steps = decoder.get("decoders") if isinstance(decoder, dict) else None
+    if not isinstance(steps, list) or not any(
+            isinstance(d, dict) and d.get("type") == "Strip" for d in steps):
+        return NONE
+    specials = {e.get("id") for e in ctx.document.get("added_tokens") or ()
+                if isinstance(e, dict) and e.get("special") is True}
+    nothing = all(i in specials for i in obs.input) and bool(obs.option("skip_special_tokens"))
+    return _yes(isinstance(obs.reference, Decoded) and obs.reference.text == ""
+                and (obs.input == () or nothing))
 
 
 def unknown_id_without_unk_breaks_decoder(ctx: Context, div: Divergence) -> frozenset[int]:
@@ -652,6 +699,24 @@ def upstream_load_panic(ctx: Context, div: Divergence) -> frozenset[int]:
     return PREDICATES["upstream_panic_refused"](ctx, Divergence("load", "", mirrored))
 
 
+_MALFORMED_POST_PROCESSOR: Final = re.compile(r"untagged enum PostProcessorWrapper")
+
+
+def post_processor_unchecked(ctx: Context, div: Divergence) -> frozenset[int]:
+    """A post-processor upstream cannot read (it names no variant it knows): upstream
+    refuses the file, the subject loads it. Checked: our lenient reference (which keeps
+    only the rules both modes share) refuses the same file at the post-processor."""
+    obs = div.observation
+    upstream = obs.upstream
+    if obs.operation != "load" or not isinstance(obs.reference, Loaded):
+        return NONE
+    if not (isinstance(upstream, Refused)
+            and _MALFORMED_POST_PROCESSOR.search(upstream.message)):
+        return NONE
+    ours = ctx.lenient
+    return _yes(isinstance(ours, Refused) and ours.path.startswith("$.post_processor"))
+
+
 # -- where the subject does what our reference does -----------------------------------------
 def _like_reference(class_id: str, predicate: str) -> Predicate:
     """The subject answers exactly what our reference answers (strict, or lenient where
@@ -706,9 +771,11 @@ RECOGNISERS: dict[str, Predicate] = {function.__name__: function for function in
     _like_reference("unk-byte-fallback-ordering", "unk_byte_fallback_ordering"),
     _like_reference("strip-decoder-panic", "strip_decoder_panic"),
     empty_ids_refused,
+    strip_panic_on_nothing,
     unknown_id_without_unk_breaks_decoder,
     unknown_id_without_unk_joined_empty,
     missing_unk_gives_null_id,
     merge_result_unchecked,
+    post_processor_unchecked,
     upstream_load_panic,
 )}
