@@ -12,9 +12,85 @@ from typing import Any
 
 from ..core.case import Case
 from ..report.files import ReportError, read_report
+from ..runs.engine import Engine
 from ..runs.third_party import PINNED_FOLDER, engine_for
 
 Json = dict[str, Any]
+
+
+#: Evaluations the reduction of one witness may spend.
+REDUCTION_BUDGET = 600
+
+
+def _shows(engine: Engine, case: Case, entry_id: str) -> bool:
+    """``case`` shows the entry and nothing unexplained."""
+    _, judgement = engine.evaluate(case)
+    return (any(entry_id in v.classes for v in judgement.verdicts)
+            and not any(v.is_failure for v in judgement.verdicts))
+
+
+def _reduced(engine: Engine, case: Case, entry_id: str) -> Case:
+    """A smaller case that still shows the entry (and nothing unexplained): inputs to
+    the one that shows it, then, greedily, components set to null, added tokens, merges
+    and vocabulary entries left out, within ``REDUCTION_BUDGET`` evaluations. A pinned
+    witness is also a bug report's reproducer: the smaller, the better."""
+    budget = [REDUCTION_BUDGET]
+
+    def keeps(candidate: Case) -> bool:
+        if budget[0] <= 0:
+            return False
+        budget[0] -= 1
+        return _shows(engine, candidate, entry_id)
+
+    for single in _single_inputs(case):
+        if keeps(single):
+            case = single
+            break
+    for key in ("normalizer", "pre_tokenizer", "post_processor", "decoder"):
+        if case.document.get(key) is not None:
+            candidate = Case({**case.document, key: None}, case.texts, case.id_runs,
+                             case.pairs)
+            if keeps(candidate):
+                case = candidate
+    for field in ("added_tokens", "merges", "vocab"):
+        case = _drop_items(case, field, keeps)
+    return case
+
+
+def _single_inputs(case: Case) -> list[Case]:
+    return ([Case(case.document, texts=(text,)) for text in case.texts]
+            + [Case(case.document, id_runs=(run,)) for run in case.id_runs]
+            + [Case(case.document, pairs=(pair,)) for pair in case.pairs])
+
+
+def _drop_items(case: Case, field: str, keeps: Any) -> Case:
+    """Leave out items of ``field`` (added tokens, merges, vocabulary entries), halves
+    first, then one at a time, while the case keeps showing the entry."""
+    def items(of: Case) -> list[Any]:
+        holder = of.document if field == "added_tokens" else of.document.get("model", {})
+        found = holder.get(field)
+        return list(found.items()) if isinstance(found, dict) else list(found or [])
+
+    def with_items(of: Case, kept: list[Any]) -> Case:
+        value: Any = dict(kept) if field == "vocab" else kept
+        if field == "added_tokens":
+            document = {**of.document, "added_tokens": value}
+        else:
+            document = {**of.document, "model": {**of.document["model"], field: value}}
+        return Case(document, of.texts, of.id_runs, of.pairs)
+
+    chunk = max(1, len(items(case)) // 2)
+    while chunk >= 1:
+        start = 0
+        while start < len(items(case)):
+            current = items(case)
+            candidate = with_items(case, current[:start] + current[start + chunk:])
+            if keeps(candidate):
+                case = candidate
+            else:
+                start += chunk
+        chunk //= 2
+    return case
 
 
 def subject_witnesses_path(root: Path, name: str) -> Path:
@@ -44,10 +120,10 @@ def adopt_subject_witnesses(report_path: Path, root: Path, display_path: str
         if witness is None or witness.case is None or entry.id not in known:
             continue
         case = Case.from_json(witness.case)
-        _, judgement = wired.engine.evaluate(case)
-        if not any(entry.id in verdict.classes for verdict in judgement.verdicts):
+        if not _shows(wired.engine, case, entry.id):
             notes.append(f"skipped {entry.id}: its witness no longer shows the entry")
             continue
+        case = _reduced(wired.engine, case, entry.id)
         rows[entry.id] = {"id": f"{report.subject.name}/{entry.id}", "class": entry.id,
                           "case": case.to_json(), "source": {
                               "report": display_path, "command": report.header.command,
