@@ -33,6 +33,7 @@ from implementation import (
     decoders,
     encoding,
     loader,
+    normalizers,
     patterns,
     post_processors,
     pre_tokenizers,
@@ -384,6 +385,14 @@ def replace_aligned_to_first(self: Any, matches: list[tuple[int, int]], content:
     self.alignments = out_align
 
 
+def deletion_skipped(self: Any, piece: Any) -> None:
+    """A Replace normalizer with empty content treated as nothing to do (no deletion)."""
+    if not self.content:
+        return
+    matches = [(a, b) for a, b, hit in self.pattern.find_matches(piece.text) if hit]
+    piece.replace_ranges(matches, self.content)
+
+
 def first_scheme_as_always(mp: pytest.MonkeyPatch) -> None:
     """Metaspace's ``prepend_scheme: first`` prepends to every piece, like ``always``."""
     original = pre_tokenizers.metaspace_from_json
@@ -517,6 +526,9 @@ MUTANTS: tuple[Mutant, ...] = (
     Mutant("replaced characters aligned to the first removed one", "alignment",
            lambda mp: mp.setattr(alignment.NormalizedText, "replace_ranges",
                                  replace_aligned_to_first),
+           {"normalizer": ("replace-string", "replace-regex", "sequence")}),
+    Mutant("Replace normalizer deleting nothing", "normalizers",
+           lambda mp: mp.setattr(normalizers.Replace, "normalize", deletion_skipped),
            {"normalizer": ("replace-string", "replace-regex", "sequence")}),
     Mutant("Metaspace prepend_scheme first read as always", "pre_tokenizers",
            first_scheme_as_always, {"pre_tokenizer": ("metaspace", "sequence")}),
