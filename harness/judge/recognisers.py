@@ -29,6 +29,9 @@ from .predicates import REGISTRY as PREDICATES
 #: Upstream handles of changed documents, by document text (a few at a time).
 _REPLAYS: OrderedDict[str, Any] = OrderedDict()
 _REPLAY_CACHE: Final = 16
+#: What JavaScript's String.prototype.trim removes (WhiteSpace and LineTerminator).
+_JS_WHITESPACE: Final = ("\t\n\v\f\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005"
+                         "\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000\ufeff")
 #: The id an absent unk token is given in a replay.
 _FRESH_ID: Final = 2**31 - 2
 
@@ -230,16 +233,31 @@ def _fusing(document: dict[str, Any]) -> dict[str, Any] | None:
     return document if _model(document).get("fuse_unk") is True else None
 
 
-def _fuse_unk_runs(document: dict[str, Any], outcome: Outcome | None) -> Outcome | None:
-    """Consecutive unk tokens of one input fused into the first, across word boundaries
-    (upstream fuses only inside a word)."""
+def _fuse_unk_runs(document: dict[str, Any], obs: Observation, outcome: Outcome | None
+                   ) -> Outcome | None:
+    """Consecutive unk tokens the model gave for one input fused into the first, across
+    word boundaries (upstream fuses only inside a word); an added token matched in the
+    text (its span holds its content) is a barrier, as it splits the subject's sections."""
     unk = _model(document).get("unk_token")
     vocab = _model(document).get("vocab")
     if not isinstance(outcome, Encoded) or not isinstance(vocab, dict) or unk not in vocab:
         return outcome
     unk_id = vocab[unk]
+    texts = (obs.input if isinstance(obs.input, str) else "", obs.option("pair") or "")
+    added = {e["id"]: e.get("content") for e in document.get("added_tokens") or ()
+             if isinstance(e, dict) and isinstance(e.get("id"), int)}
+
+    def from_model(i: int) -> bool:
+        if outcome.ids[i] != unk_id:
+            return False
+        if outcome.ids[i] not in added or not outcome.spans:
+            return True
+        start, end = outcome.spans[i]
+        which = outcome.type_ids[i] if outcome.type_ids and outcome.type_ids[i] in (0, 1) else 0
+        return texts[which][start:end] != added[outcome.ids[i]]
+
     keep = [i for i in range(len(outcome.ids))
-            if not (i > 0 and outcome.ids[i] == unk_id == outcome.ids[i - 1]
+            if not (i > 0 and from_model(i) and from_model(i - 1)
                     and (not outcome.type_ids
                          or outcome.type_ids[i] == outcome.type_ids[i - 1]))]
     return _picked(outcome, keep)
@@ -264,15 +282,22 @@ def _stripping(document: dict[str, Any]) -> dict[str, Any] | None:
 
 
 def _content_as_token(document: dict[str, Any], outcome: Outcome | None) -> Outcome | None:
-    """The token string of an lstrip/rstrip added token is its content (upstream's is the
-    matched text, the stripped whitespace included)."""
+    """The token string of an lstrip/rstrip added token without the whitespace it
+    stripped (upstream's is the matched text, that whitespace included)."""
     if not isinstance(outcome, Encoded):
         return outcome
-    contents = {e["id"]: e["content"] for e in document.get("added_tokens") or ()
-                if isinstance(e, dict) and isinstance(e.get("content"), str)
-                and (e.get("lstrip") is True or e.get("rstrip") is True)}
-    tokens = tuple(contents[i] if i in contents and token.strip() == contents[i].strip()
-                   else token for i, token in zip(outcome.ids, outcome.tokens, strict=True))
+    sides = {e["id"]: (e.get("lstrip") is True, e.get("rstrip") is True)
+             for e in document.get("added_tokens") or ()
+             if isinstance(e, dict) and isinstance(e.get("id"), int)
+             and (e.get("lstrip") is True or e.get("rstrip") is True)}
+
+    def trimmed(token_id: int, token: str) -> str:
+        left, right = sides[token_id]
+        token = token.lstrip() if left else token
+        return token.rstrip() if right else token
+
+    tokens = tuple(trimmed(i, token) if i in sides else token
+                   for i, token in zip(outcome.ids, outcome.tokens, strict=True))
     return dataclasses.replace(outcome, tokens=tokens)
 
 
@@ -334,16 +359,25 @@ def _suffix_spaced(document: dict[str, Any], obs: Observation, outcome: Outcome 
 
 
 def _metaspace_as_replace(document: dict[str, Any]) -> dict[str, Any] | None:
-    """A lone Metaspace decoder read as: every replacement character a space (then one
-    leading space removed, ``_first_space_removed``)."""
+    """A Metaspace decoder (alone or as a step of a Sequence) read as: every replacement
+    character a space (then one leading space removed, ``_first_space_removed``)."""
+    def replaced(step: Any) -> Any:
+        if not isinstance(step, dict) or step.get("type") != "Metaspace":
+            return step
+        replacement = step.get("replacement")
+        if not isinstance(replacement, str):
+            return step
+        return {"type": "Replace", "pattern": {"String": replacement}, "content": " "}
+
     decoder = document.get("decoder")
-    if not isinstance(decoder, dict) or decoder.get("type") != "Metaspace":
+    if not isinstance(decoder, dict):
         return None
-    replacement = decoder.get("replacement")
-    if not isinstance(replacement, str):
-        return None
-    return {**document, "decoder": {"type": "Replace", "pattern": {"String": replacement},
-                                    "content": " "}}
+    steps = decoder.get("decoders")
+    if decoder.get("type") == "Sequence" and isinstance(steps, list):
+        changed = {**decoder, "decoders": [replaced(step) for step in steps]}
+    else:
+        changed = replaced(decoder)
+    return None if changed == decoder else {**document, "decoder": changed}
 
 
 def _first_space_removed(document: dict[str, Any], obs: Observation,
@@ -427,6 +461,38 @@ def _first_per_section(document: dict[str, Any]) -> dict[str, Any] | None:
     return {**document, "pre_tokenizer": changed}
 
 
+def _unknown_ids_empty(document: dict[str, Any]) -> dict[str, Any] | None:
+    """Without an unk token or decoder, an unknown id is a null token that joins as an
+    empty piece: the replay gives it an empty-string token."""
+    vocab = _model(document).get("vocab")
+    if _model(document).get("unk_token") is not None or document.get("decoder") is not None:
+        return None
+    if not isinstance(vocab, dict) or "" in vocab:
+        return None
+    return _with_model(document, vocab={**vocab, "": _FRESH_ID})
+
+
+def _unknown_as_empty(document: dict[str, Any], obs: Observation) -> Observation:
+    if not isinstance(obs.input, tuple):
+        return obs
+    known = _document_ids(document)
+    return _with_input(obs, tuple(i if i in known else _FRESH_ID for i in obs.input))
+
+
+def _every_document(document: dict[str, Any]) -> dict[str, Any] | None:
+    return document
+
+
+def _empty_pair(obs: Observation) -> bool:
+    return bool(obs.option("pair") == "")
+
+
+def _pair_dropped(document: dict[str, Any], obs: Observation) -> Observation:
+    return Observation(obs.track, obs.operation, obs.input,
+                       tuple((k, v) for k, v in obs.options if k != "pair"), obs.reference,
+                       obs.upstream)
+
+
 @dataclass(frozen=True)
 class Reading:
     """One way the subject reads a document differently: a change of the document for
@@ -437,6 +503,8 @@ class Reading:
     answer: Answer | None = None
     operations: frozenset[str] = frozenset({"encode", "decode"})
     input: Input | None = None
+    #: Where the reading applies to some observations only.
+    when: Callable[[Observation], bool] | None = None
 
 
 _ENCODE: Final = frozenset({"encode"})
@@ -451,23 +519,30 @@ READINGS: Final[dict[str, Reading]] = {
     "dropped_characters": Reading(_marking_dropped,
                                   _picked_answer(lambda _, outcome: _unmarked(outcome)),
                                   _ENCODE),
-    "unk_fused_across_words": Reading(_fusing, _picked_answer(_fuse_unk_runs), _ENCODE),
+    "unk_fused_across_words": Reading(_fusing, _fuse_unk_runs, _ENCODE),
     "stripped_added_token_string": Reading(_stripping, _picked_answer(_content_as_token),
                                            _ENCODE),
     "normalized_added_tokens_in_decode": Reading(_normalized_added_plain,
                                                  operations=_DECODE),
     "unknown_ids_as_unk": Reading(_unknown_ids, operations=_DECODE, input=_unknown_as_unk),
-    "end_of_word_suffix_spaced": Reading(_spacing_suffix, _suffix_spaced, _DECODE),
+    "unknown_ids_as_empty_pieces": Reading(_unknown_ids_empty, operations=_DECODE,
+                                           input=_unknown_as_empty),
+    "empty_pair_as_none": Reading(_every_document, operations=_ENCODE, input=_pair_dropped,
+                                  when=_empty_pair),
+    # After the byte pieces are decoded: the subject replaces the suffix in the text its
+    # decoder gave, bytes decoded included.
     "byte_fallback_decoded_leniently": Reading(_byte_fallback_kept,
                                                _bytes_decoded_leniently, _DECODE),
+    "end_of_word_suffix_spaced": Reading(_spacing_suffix, _suffix_spaced, _DECODE),
     "metaspace_decoder_first_space": Reading(_metaspace_as_replace, _first_space_removed,
                                              _DECODE),
 }
 
 
-def _applicable(document: dict[str, Any], operation: str) -> list[str]:
+def _applicable(document: dict[str, Any], obs: Observation) -> list[str]:
     return [name for name, reading in READINGS.items()
-            if operation in reading.operations and reading.document(document) is not None]
+            if obs.operation in reading.operations and reading.document(document) is not None
+            and (reading.when is None or reading.when(obs))]
 
 
 def _as_subject_reads(document: dict[str, Any], names: Sequence[str], obs: Observation
@@ -513,7 +588,7 @@ def _moved_added_ids(document: dict[str, Any], changed: dict[str, Any]) -> dict[
 def _reads(name: str) -> Predicate:
     def recognise(ctx: Context, div: Divergence) -> frozenset[int]:
         obs = div.observation
-        applicable = _applicable(ctx.document, obs.operation)
+        applicable = _applicable(ctx.document, obs)
         if name not in applicable:
             return NONE
         if not _same_tiers(obs.reference, _as_subject_reads(ctx.document, applicable, obs)):
@@ -550,8 +625,8 @@ def _unknown_positions(ctx: Context, ids: Sequence[int]) -> list[int]:
 
 def strip_panic_on_nothing(ctx: Context, div: Divergence) -> frozenset[int]:
     """Upstream's Strip decoder panics on an empty token list (every id skipped as
-    special, or none given); the subject decodes it to "". Checked: a Strip step in the
-    decoder, the panic's message, and nothing left to decode."""
+    special or naming no token, or none given); the subject decodes it to "". Checked: a
+    Strip step in the decoder, the panic's message, and nothing left to decode."""
     obs = div.observation
     upstream = obs.upstream
     if obs.operation != "decode" or not isinstance(obs.input, tuple):
@@ -566,9 +641,10 @@ def strip_panic_on_nothing(ctx: Context, div: Divergence) -> frozenset[int]:
         return NONE
     specials = {e.get("id") for e in ctx.document.get("added_tokens") or ()
                 if isinstance(e, dict) and e.get("special") is True}
-    nothing = all(i in specials for i in obs.input) and bool(obs.option("skip_special_tokens"))
-    return _yes(isinstance(obs.reference, Decoded) and obs.reference.text == ""
-                and (obs.input == () or nothing))
+    known = _known_ids(ctx)
+    skip = bool(obs.option("skip_special_tokens"))
+    nothing = all((i in specials and skip) or i not in known for i in obs.input)
+    return _yes(isinstance(obs.reference, Decoded) and obs.reference.text == "" and nothing)
 
 
 def unknown_id_without_unk_breaks_decoder(ctx: Context, div: Divergence) -> frozenset[int]:
@@ -582,30 +658,6 @@ def unknown_id_without_unk_breaks_decoder(ctx: Context, div: Divergence) -> froz
         return NONE
     return _yes(isinstance(subject, Refused) and subject.rule == "TypeError"
                 and "of null" in subject.message)
-
-
-def unknown_id_without_unk_joined_empty(ctx: Context, div: Divergence) -> frozenset[int]:
-    """Without an unk token, an id naming no token becomes an empty token: the subject's
-    text is upstream's decode of the ids with the unknown ones removed, when no decoder
-    step sees the null piece (a decoder-less join keeps a separator for it)."""
-    obs = div.observation
-    if obs.operation != "decode" or ctx.unk_token is not None:
-        return NONE
-    if not isinstance(obs.input, tuple) or not isinstance(obs.reference, Decoded):
-        return NONE
-    unknown = _unknown_positions(ctx, obs.input)
-    if not unknown or ctx.document.get("decoder") is not None:
-        return NONE
-    known = tuple(t for i, t in enumerate(obs.input) if i not in unknown)
-    replayed = _replay(ctx.document, _with_input(obs, known))
-    if not isinstance(replayed, Decoded):
-        return NONE
-    return _yes(obs.reference.text.replace(" ", "") == replayed.text.replace(" ", ""))
-
-
-#: What JavaScript's String.prototype.trim removes (WhiteSpace and LineTerminator).
-_JS_WHITESPACE: Final = ("\t\n\v\f\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005"
-                         "\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000\ufeff")
 
 
 def _with_input(obs: Observation, ids: tuple[int, ...]) -> Observation:
@@ -717,6 +769,34 @@ def post_processor_unchecked(ctx: Context, div: Divergence) -> frozenset[int]:
     return _yes(isinstance(ours, Refused) and ours.path.startswith("$.post_processor"))
 
 
+_INVALID_REGEX: Final = re.compile(r"^SyntaxError: Invalid regular expression: /(.*)/[a-z]*: ",
+                                   re.S)
+
+
+def _regex_patterns(value: Any) -> list[str]:
+    """Every ``{"Regex": ...}`` pattern anywhere in the document."""
+    if isinstance(value, dict):
+        found = [value["Regex"]] if isinstance(value.get("Regex"), str) else []
+        return found + [p for v in value.values() for p in _regex_patterns(v)]
+    if isinstance(value, list):
+        return [p for v in value for p in _regex_patterns(v)]
+    return []
+
+
+def regex_refused(ctx: Context, div: Divergence) -> frozenset[int]:
+    """A regular expression Oniguruma (upstream) compiles and the subject's translation to
+    JavaScript refuses: the subject refuses the file with a SyntaxError quoting a pattern
+    of the document; upstream loads it."""
+    obs = div.observation
+    subject = obs.reference
+    if obs.operation != "load" or not isinstance(obs.upstream, Loaded):
+        return NONE
+    if not isinstance(subject, Refused):
+        return NONE
+    quoted = _INVALID_REGEX.match(subject.message)
+    return _yes(quoted is not None and quoted.group(1) in _regex_patterns(ctx.document))
+
+
 # -- where the subject does what our reference does -----------------------------------------
 def _like_reference(class_id: str, predicate: str) -> Predicate:
     """The subject answers exactly what our reference answers (strict, or lenient where
@@ -773,9 +853,9 @@ RECOGNISERS: dict[str, Predicate] = {function.__name__: function for function in
     empty_ids_refused,
     strip_panic_on_nothing,
     unknown_id_without_unk_breaks_decoder,
-    unknown_id_without_unk_joined_empty,
     missing_unk_gives_null_id,
     merge_result_unchecked,
     post_processor_unchecked,
+    regex_refused,
     upstream_load_panic,
 )}
