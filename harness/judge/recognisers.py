@@ -412,29 +412,53 @@ def _fallback_step_kept(step: Any) -> Any:
 
 
 def _byte_fallback_kept(document: dict[str, Any]) -> dict[str, Any] | None:
-    """The ByteFallback decoder step read as a step that changes nothing: byte pieces
-    stay literal in the replayed text, and ``_bytes_decoded_leniently`` decodes them.
-    Only where no Fuse step comes before it (after a Fuse, a byte piece is text)."""
+    """Where the decoder has a ByteFallback step with no Fuse before it, the subject
+    decodes each run of byte pieces itself (``_byte_runs_as_text``)."""
     decoder = document.get("decoder")
     steps = decoder.get("decoders") if isinstance(decoder, dict) else None
-    if isinstance(steps, list):
-        types = [d.get("type") if isinstance(d, dict) else None for d in steps]
-        if "ByteFallback" in types and "Fuse" in types[:types.index("ByteFallback")]:
-            return None
-    changed = _fallback_step_kept(decoder)
-    return None if changed == document.get("decoder") else {**document, "decoder": changed}
+    types = ([d.get("type") if isinstance(d, dict) else None for d in steps]
+             if isinstance(steps, list) else [decoder.get("type")
+                                              if isinstance(decoder, dict) else None])
+    if "ByteFallback" not in types or "Fuse" in types[:types.index("ByteFallback")]:
+        return None
+    return document
 
 
-def _bytes_decoded_leniently(document: dict[str, Any], obs: Observation,
-                             outcome: Outcome | None) -> Outcome | None:
-    """Each run of byte pieces decoded as UTF-8 with one U+FFFD per maximal invalid
-    subsequence (as a WHATWG TextDecoder does); upstream gives one per byte of a run
-    that is not valid as a whole."""
-    if not isinstance(outcome, Decoded):
-        return outcome
-    return Decoded(_BYTE_PIECE_RUN.sub(
-        lambda run: bytes(int(piece[3:5], 16) for piece in re.findall(r"<0x..>", run[0]))
-        .decode("utf-8", errors="replace"), outcome.text))
+def _byte_runs_as_text(document: dict[str, Any], obs: Observation
+                       ) -> tuple[dict[str, Any], Observation]:
+    """Each run of ids naming byte pieces (after the skipped specials are left out) read
+    as one token: the run decoded as UTF-8 with one U+FFFD per maximal invalid
+    subsequence (a WHATWG TextDecoder); upstream gives one U+FFFD per byte of a run
+    that is not valid as a whole. The replay's vocabulary gains those tokens."""
+    if not isinstance(obs.input, tuple):
+        return document, obs
+    vocab = dict(_model(document).get("vocab") or {})
+    by_id = {i: token for token, i in vocab.items() if isinstance(i, int)}
+    specials = {e.get("id") for e in document.get("added_tokens") or ()
+                if isinstance(e, dict) and e.get("special") is True}
+    ids = [i for i in obs.input
+           if not (obs.option("skip_special_tokens") and i in specials)]
+    out: list[int] = []
+    run: list[int] = []
+
+    def flush() -> None:
+        if run:
+            text = bytes(run).decode("utf-8", errors="replace")
+            if text not in vocab:
+                vocab[text] = _FRESH_ID - 1 - len(vocab)
+            out.append(vocab[text])
+            run.clear()
+
+    for token_id in ids:
+        token = by_id.get(token_id)
+        if token is not None and token_id not in specials and re.fullmatch(
+                r"<0x[0-9A-Fa-f]{2}>", token):
+            run.append(int(token[3:5], 16))
+            continue
+        flush()
+        out.append(token_id)
+    flush()
+    return _with_model(document, vocab=vocab), _with_input(obs, tuple(out))
 
 
 def _metaspace_first_as_always(step: Any) -> Any:
@@ -446,6 +470,16 @@ def _metaspace_first_as_always(step: Any) -> Any:
         return {**step, "pretokenizers": [_metaspace_first_as_always(s)
                                           for s in step["pretokenizers"]]}
     return step
+
+
+def _no_plain_added_token(document: dict[str, Any], obs: Observation) -> bool:
+    """No added token matched before normalization occurs in the texts (each starts a new
+    section, which the subject does not prepend to)."""
+    plain = [e["content"] for e in document.get("added_tokens") or ()
+             if isinstance(e, dict) and e.get("normalized") is not True
+             and isinstance(e.get("content"), str) and e["content"]]
+    return not any(content in text for text in (obs.input, obs.option("pair"))
+                   if isinstance(text, str) for content in plain)
 
 
 def _first_per_section(document: dict[str, Any]) -> dict[str, Any] | None:
@@ -483,7 +517,7 @@ def _every_document(document: dict[str, Any]) -> dict[str, Any] | None:
     return document
 
 
-def _empty_pair(obs: Observation) -> bool:
+def _empty_pair(document: dict[str, Any], obs: Observation) -> bool:
     return bool(obs.option("pair") == "")
 
 
@@ -503,8 +537,11 @@ class Reading:
     answer: Answer | None = None
     operations: frozenset[str] = frozenset({"encode", "decode"})
     input: Input | None = None
+    #: A change of the document and the observation together (after ``document``).
+    prepare: Callable[[dict[str, Any], Observation],
+                      tuple[dict[str, Any], Observation]] | None = None
     #: Where the reading applies to some observations only.
-    when: Callable[[Observation], bool] | None = None
+    when: Callable[[dict[str, Any], Observation], bool] | None = None
 
 
 _ENCODE: Final = frozenset({"encode"})
@@ -513,7 +550,8 @@ READINGS: Final[dict[str, Reading]] = {
     "dropout": Reading(_without_dropout, operations=_ENCODE),
     "continuing_subword_prefix": Reading(_without_prefix, operations=_ENCODE),
     "metaspace_split": Reading(_without_metaspace_split, operations=_ENCODE),
-    "metaspace_first_per_section": Reading(_first_per_section, operations=_ENCODE),
+    "metaspace_first_per_section": Reading(_first_per_section, operations=_ENCODE,
+                                           when=_no_plain_added_token),
     "single_word": Reading(_without_single_word, operations=_ENCODE),
     "byte_pieces_unmerged": Reading(_byte_merges_dropped, operations=_ENCODE),
     "dropped_characters": Reading(_marking_dropped,
@@ -531,8 +569,8 @@ READINGS: Final[dict[str, Reading]] = {
                                   when=_empty_pair),
     # After the byte pieces are decoded: the subject replaces the suffix in the text its
     # decoder gave, bytes decoded included.
-    "byte_fallback_decoded_leniently": Reading(_byte_fallback_kept,
-                                               _bytes_decoded_leniently, _DECODE),
+    "byte_fallback_decoded_leniently": Reading(_byte_fallback_kept, operations=_DECODE,
+                                               prepare=_byte_runs_as_text),
     "end_of_word_suffix_spaced": Reading(_spacing_suffix, _suffix_spaced, _DECODE),
     "metaspace_decoder_first_space": Reading(_metaspace_as_replace, _first_space_removed,
                                              _DECODE),
@@ -542,7 +580,7 @@ READINGS: Final[dict[str, Reading]] = {
 def _applicable(document: dict[str, Any], obs: Observation) -> list[str]:
     return [name for name, reading in READINGS.items()
             if obs.operation in reading.operations and reading.document(document) is not None
-            and (reading.when is None or reading.when(obs))]
+            and (reading.when is None or reading.when(document, obs))]
 
 
 def _as_subject_reads(document: dict[str, Any], names: Sequence[str], obs: Observation
@@ -554,6 +592,10 @@ def _as_subject_reads(document: dict[str, Any], names: Sequence[str], obs: Obser
         changed = reading.document(changed) or changed
         if reading.input is not None:
             replayed = reading.input(document, replayed)
+    for name in names:
+        prepare = READINGS[name].prepare
+        if prepare is not None:
+            changed, replayed = prepare(changed, replayed)
     moved = _moved_added_ids(document, changed)
     if moved and isinstance(replayed.input, tuple):
         replayed = _with_input(replayed, tuple(moved.get(i, i) for i in replayed.input))
