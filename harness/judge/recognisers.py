@@ -154,19 +154,18 @@ def _without_dropout(document: dict[str, Any]) -> dict[str, Any] | None:
 
 
 def _without_prefix(document: dict[str, Any]) -> dict[str, Any] | None:
-    """No continuing-subword prefix. Merges a side of which carries it are left out (the
-    subject never forms such a side, so they never fire for it), and so are merges whose
-    plain concatenation is not in the vocabulary (upstream cuts the prefix's length off
-    every right side, so such a file loads only with the prefix; where the subject does
-    form both sides, the replay differs and the divergence stays a failure)."""
+    """No continuing-subword prefix. Merges whose plain concatenation is not in the
+    vocabulary are left out (upstream cuts the prefix's length off every right side, so
+    such a file loads only with the prefix; where the subject does form both sides, the
+    replay differs and the divergence stays a failure). A merge whose side carries the
+    prefix stays: the subject forms that side only from text spelling it, as the replay
+    does."""
     model = _model(document)
     prefix = model.get("continuing_subword_prefix")
     vocab = model.get("vocab")
     if not isinstance(prefix, str) or not prefix or not isinstance(vocab, dict):
         return None
-    merges = [m for m in model.get("merges") or ()
-              if not any(side.startswith(prefix) for side in _merge_sides(m))
-              and "".join(_merge_sides(m)) in vocab]
+    merges = [m for m in model.get("merges") or () if "".join(_merge_sides(m)) in vocab]
     return _with_model(document, continuing_subword_prefix=None, merges=merges)
 
 
@@ -440,15 +439,19 @@ def _byte_runs_as_text(document: dict[str, Any], obs: Observation
            if not (obs.option("skip_special_tokens") and i in specials)]
     out: list[int] = []
     run: list[int] = []
+    unreadable: list[str] = []
 
     def flush() -> None:
         if run:
             text = bytes(run).decode("utf-8", errors="replace")
+            if any(pattern in text for pattern in earlier):
+                unreadable.append(text)  # an earlier Replace step would see it in a replay
             if text not in vocab:
                 vocab[text] = _FRESH_ID - 1 - len(vocab)
             out.append(vocab[text])
             run.clear()
 
+    earlier = _replaced_before_fallback(document)
     for token_id in ids:
         token = by_id.get(token_id)
         if token is not None and token_id not in specials and re.fullmatch(
@@ -458,7 +461,23 @@ def _byte_runs_as_text(document: dict[str, Any], obs: Observation
         flush()
         out.append(token_id)
     flush()
+    if unreadable:
+        return document, obs  # not expressible: the replay differs, the failure stays
     return _with_model(document, vocab=vocab), _with_input(obs, tuple(out))
+
+
+def _replaced_before_fallback(document: dict[str, Any]) -> list[str]:
+    """The String patterns of the Replace steps before the ByteFallback step."""
+    decoder = document.get("decoder")
+    steps = decoder.get("decoders") if isinstance(decoder, dict) else None
+    found: list[str] = []
+    for step in steps if isinstance(steps, list) else ():
+        if not isinstance(step, dict) or step.get("type") == "ByteFallback":
+            break
+        pattern = step.get("pattern")
+        if step.get("type") == "Replace" and isinstance(pattern, dict):
+            found.append(str(pattern.get("String", pattern.get("Regex", ""))))
+    return [p for p in found if p]
 
 
 def _metaspace_first_as_always(step: Any) -> Any:
