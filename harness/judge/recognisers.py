@@ -714,6 +714,145 @@ def _pair_dropped(document: dict[str, Any], obs: Observation) -> Observation:
                        obs.upstream)
 
 
+# -- the subject's own added-token sections ------------------------------------------------
+#: The reading under which a replay runs section by section (``_sectioned``).
+_SECTIONS: Final = "added_token_sections"
+
+
+def _has_added_tokens(document: dict[str, Any]) -> dict[str, Any] | None:
+    return document if document.get("added_tokens") else None
+
+
+def _single_text(document: dict[str, Any], obs: Observation) -> bool:
+    return isinstance(obs.input, str) and obs.option("pair") is None
+
+
+def _js_split(text: str, contents: Sequence[str]) -> list[str]:
+    """The subject's DictionarySplitter: leftmost-longest matches of ``contents``, each
+    its own element, the text between them as elements (never empty)."""
+    if not contents:
+        return [text] if text else []
+    pattern = re.compile("|".join(re.escape(c) for c in sorted(contents, key=len,
+                                                                reverse=True)))
+    parts: list[str] = []
+    start = 0
+    for found in pattern.finditer(text):
+        if found.start() > start:
+            parts.append(text[start:found.start()])
+        parts.append(found.group())
+        start = found.end()
+    if start < len(text):
+        parts.append(text[start:])
+    return parts
+
+
+def _js_trimmed(parts: list[str], added: dict[str, dict[str, Any]]) -> list[str]:
+    """lstrip/rstrip as the subject applies them: an element naming an added token with
+    lstrip trims the end of the element before it, rstrip the start of the one after."""
+    parts = list(parts)
+    for o, part in enumerate(parts):
+        entry = added.get(part)
+        if entry is None:
+            continue
+        if entry.get("lstrip") is True and o > 0:
+            parts[o - 1] = parts[o - 1].rstrip(_JS_WHITESPACE)
+        if entry.get("rstrip") is True and o < len(parts) - 1:
+            parts[o + 1] = parts[o + 1].lstrip(_JS_WHITESPACE)
+    return parts
+
+
+def _sectioned(document: dict[str, Any], obs: Observation) -> Outcome | None:
+    """``obs`` encoded the way the subject splits a text at added tokens, upstream doing
+    each piece's pre-tokenization and model: the text split at the added tokens matched
+    on the raw text (leftmost-longest), lstrip/rstrip trimming the neighbours; an element
+    equal to any added token's content (or a normalized form) is that token; the others
+    normalized, split at the normalized forms of the normalized added tokens the same
+    way, and each remaining piece pre-tokenized with its element's index (Metaspace
+    "first" prepends only in element 0) and run through the model; the template tokens
+    around it those of upstream's own answer."""
+    if not _single_text(document, obs):
+        return None
+    handle = _upstream_handle(document)
+    if isinstance(handle, Refused | Crashed):
+        return None
+    normalizer = handle.tokenizer.normalizer
+    entries = [e for e in document.get("added_tokens") or () if isinstance(e, dict)
+               and isinstance(e.get("id"), int) and isinstance(e.get("content"), str)]
+    added: dict[str, dict[str, Any]] = {}
+    plain: list[str] = []
+    forms: list[str] = []
+    for entry in entries:
+        added[entry["content"]] = entry
+        if entry.get("normalized") is True and normalizer is not None:
+            form = normalizer.normalize_str(entry["content"])
+            forms.append(form)
+            added[form] = entry
+        else:
+            plain.append(entry["content"])
+    bare = {**document, "normalizer": None, "added_tokens": [], "post_processor": None}
+    pre = document.get("pre_tokenizer")
+    ids: list[int] = []
+    tokens: list[str] = []
+    spans: list[tuple[int, int]] = []
+    cursor = 0
+    assert isinstance(obs.input, str)
+    elements = _js_trimmed(_js_split(obs.input, plain), added)
+    for o, element in enumerate(elements):
+        pieces: list[str]
+        if not element:
+            continue
+        if element in added:
+            pieces = [element]
+        else:
+            normalized = normalizer.normalize_str(element) if normalizer else element
+            pieces = _js_trimmed(_js_split(normalized, forms), added) if normalized else []
+        scheme = "always" if o == 0 else "never"
+        piece_document = {**bare, "pre_tokenizer": _metaspace_first_as(pre, scheme)}
+        for piece in pieces:
+            if not piece:
+                continue
+            if piece in added:
+                found = obs.input.find(piece, cursor)
+                span = (found, found + len(piece)) if found >= 0 else (0, 0)
+                cursor = span[1] if found >= 0 else cursor
+                ids.append(added[piece]["id"])
+                tokens.append(piece)
+                spans.append(span)
+                continue
+            part = _replay(piece_document, Observation(
+                obs.track, "encode", piece, (("add_special_tokens", False),),
+                obs.reference, obs.upstream))
+            if not isinstance(part, Encoded):
+                return None
+            ids.extend(part.ids)
+            tokens.extend(part.tokens)
+            spans.extend([(0, 0)] * len(part.ids))
+    whole = _replay(document, obs)
+    if not isinstance(whole, Encoded):
+        return None
+
+    def template(i: int) -> bool:
+        return whole.special_mask[i] == 1 and whole.spans[i] == (0, 0)
+
+    inner = [i for i in range(len(whole.ids)) if not template(i)]
+    head = [i for i in range(len(whole.ids)) if template(i) and (not inner or i < inner[0])]
+    tail = [i for i in range(len(whole.ids)) if template(i) and inner and i > inner[-1]]
+    if len(head) + len(tail) + len(inner) != len(whole.ids):
+        return None
+    body_type = whole.type_ids[inner[0]] if inner and whole.type_ids else 0
+    order = [("t", i) for i in head] + [("b", i) for i in range(len(ids))] + [
+        ("t", i) for i in tail]
+    return Encoded(
+        ids=tuple(whole.ids[i] if k == "t" else ids[i] for k, i in order),
+        tokens=tuple(whole.tokens[i] if k == "t" else tokens[i] for k, i in order),
+        spans=tuple(whole.spans[i] if k == "t" else spans[i] for k, i in order),
+        special_mask=(),
+        type_ids=tuple(whole.type_ids[i] if k == "t" else body_type for k, i in order)
+        if whole.type_ids else (),
+        attention_mask=(1,) * len(order))
+
+
+
 @dataclass(frozen=True)
 class Reading:
     """One way the subject reads a document differently: a change of the document for
@@ -754,15 +893,18 @@ READINGS: Final[dict[str, Reading]] = {
     "unknown_ids_as_unk": Reading(_unknown_ids, operations=_DECODE, input=_unknown_as_unk),
     "unknown_ids_as_empty_pieces": Reading(_unknown_ids_empty, operations=_DECODE,
                                            input=_unknown_as_empty),
+    # Replays run section by section where nothing else explains the answer (``_reads``).
+    _SECTIONS: Reading(_has_added_tokens, operations=_ENCODE, when=_single_text),
     "empty_pair_as_none": Reading(_every_document, operations=_ENCODE, input=_pair_dropped,
                                   when=_empty_pair),
     # After the byte pieces are decoded: the subject replaces the suffix in the text its
     # decoder gave, bytes decoded included.
     "byte_fallback_decoded_leniently": Reading(_byte_fallback_kept, _marks_restored,
                                                _DECODE, prepare=_byte_runs_as_text),
-    "end_of_word_suffix_spaced": Reading(_spacing_suffix, _suffix_spaced, _DECODE),
     "metaspace_decoder_first_space": Reading(_metaspace_as_replace, _first_space_removed,
                                              _DECODE),
+    # After the decoder chain (the first space removed inside it): the suffix replaced.
+    "end_of_word_suffix_spaced": Reading(_spacing_suffix, _suffix_spaced, _DECODE),
 }
 
 
@@ -796,7 +938,9 @@ def _as_subject_reads(document: dict[str, Any], names: Sequence[str], obs: Obser
             changed.get("post_processor"), moved)}
         if isinstance(replayed.input, tuple):
             replayed = _with_input(replayed, tuple(moved.get(i, i) for i in replayed.input))
-    if "metaspace_first_per_section" in names and _first_sections(changed, replayed):
+    if _SECTIONS in names:
+        outcome = _sectioned(changed, replayed)
+    elif "metaspace_first_per_section" in names and _first_sections(changed, replayed):
         outcome = _first_spliced(changed, replayed)
     else:
         outcome = _strip_panic_as_nothing(changed, _replay(changed, replayed))
@@ -817,6 +961,8 @@ def _ordering_fixed(document: dict[str, Any], obs: Observation, upstream: Outcom
     if not isinstance(upstream, Encoded) or not isinstance(obs.input, str):
         return None
     handle = LENIENT.load(json.dumps(document, ensure_ascii=False))
+    if isinstance(handle, Refused):
+        handle = _without_idle_step(document, handle, obs)
     if isinstance(handle, Refused | Crashed):
         return None
     ours = LENIENT.encode(handle, obs.input, obs.option("pair"),
@@ -830,6 +976,43 @@ def _ordering_fixed(document: dict[str, Any], obs: Observation, upstream: Outcom
                 "unk_byte_fallback_ordering"](ctx, Divergence(tier, "", mirrored)):
             return None
     return ours  # (upstream's answer where nothing was misordered)
+
+
+_NORMALIZER_STEP: Final = re.compile(r"\$\.normalizer((?:\.normalizers\[\d+\])*)")
+
+
+def _without_idle_step(document: dict[str, Any], refused: Refused, obs: Observation
+                       ) -> Any:
+    """Our reference loaded without the normalizer step it refuses (a Replace regex it
+    cannot bound, say), where that step changes nothing in this observation's texts
+    (upstream normalizes them alike with and without it); else ``refused``."""
+    found = _NORMALIZER_STEP.match(refused.path)
+    if found is None:
+        return refused
+    indices = [int(i) for i in re.findall(r"\d+", found.group(1))]
+
+    def without(step: Any, path: list[int]) -> Any:
+        if not path:
+            return {"type": "Sequence", "normalizers": []}
+        if not isinstance(step, dict) or not isinstance(step.get("normalizers"), list):
+            return step
+        steps = list(step["normalizers"])
+        if path[0] >= len(steps):
+            return step
+        steps[path[0]] = without(steps[path[0]], path[1:])
+        return {**step, "normalizers": steps}
+
+    changed = {**document, "normalizer": without(document.get("normalizer"), indices)}
+    before, after = _upstream_handle(document), _upstream_handle(changed)
+    if isinstance(before, Refused | Crashed) or isinstance(after, Refused | Crashed):
+        return refused
+    for text in (obs.input, obs.option("pair")):
+        if isinstance(text, str):
+            one, other = before.tokenizer.normalizer, after.tokenizer.normalizer
+            if one is None or other is None or (
+                    one.normalize_str(text) != other.normalize_str(text)):
+                return refused
+    return LENIENT.load(json.dumps(changed, ensure_ascii=False))
 
 
 def _strip_panic_as_nothing(document: dict[str, Any], outcome: Outcome | None
@@ -899,22 +1082,35 @@ def _template_ids_moved(value: Any, moved: dict[int, int]) -> Any:
     return value
 
 
+def _replays_match(ctx: Context, obs: Observation, names: Sequence[str]) -> bool | None:
+    """Whether upstream's replay under ``names`` answers the subject's answer: False
+    (as is), True (with upstream's misordering put right), None (it does not)."""
+    if _same_tiers(obs.reference, _as_subject_reads(ctx.document, names, obs)):
+        return False
+    if obs.operation == "encode" and _same_tiers(
+            obs.reference, _as_subject_reads(ctx.document, names, obs, fixed=True)):
+        return True
+    return None
+
+
 def _reads(name: str) -> Predicate:
     def recognise(ctx: Context, div: Divergence) -> frozenset[int]:
         obs = div.observation
         applicable = _applicable(ctx.document, obs)
         if name not in applicable:
             return NONE
-        fixed = False
-        if not _same_tiers(obs.reference, _as_subject_reads(ctx.document, applicable, obs)):
-            fixed = obs.operation == "encode" and _same_tiers(
-                obs.reference, _as_subject_reads(ctx.document, applicable, obs, fixed=True))
-            if not fixed:
-                return NONE
-        others = [other for other in applicable if other != name]
+        # Section by section only where the whole-text replay does not explain it.
+        used = [other for other in applicable if other != _SECTIONS]
+        fixed = _replays_match(ctx, obs, used)
+        if fixed is None and _SECTIONS in applicable:
+            used = applicable
+            fixed = _replays_match(ctx, obs, used)
+        if fixed is None or name not in used:
+            return NONE
+        others = [other for other in used if other != name]
         needed = not _same_tiers(obs.reference,
                                  _as_subject_reads(ctx.document, others, obs, fixed=fixed))
-        return _yes(needed or applicable[0] == name)
+        return _yes(needed or used[0] == name)
 
     recognise.__name__ = f"reads_{name}"
     recognise.__doc__ = (f"The subject's reading {name!r}: upstream replaying the "
