@@ -1107,6 +1107,9 @@ def _reads(name: str) -> Predicate:
             fixed = _replays_match(ctx, obs, used)
         if fixed is None or name not in used:
             return NONE
+        if fixed and _same_tiers(obs.reference,
+                                 _as_subject_reads(ctx.document, [], obs, fixed=True)):
+            return NONE  # upstream's misordering is all there is: not a reading's
         others = [other for other in used if other != name]
         needed = not _same_tiers(obs.reference,
                                  _as_subject_reads(ctx.document, others, obs, fixed=fixed))
