@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from harness.documents import llama_normalizer
 from harness.strategies import profile as shares
-from harness.strategies._weights import chance, weighted
+from harness.strategies._weights import chance, weighted, weighted_items
 from harness.strategies.alphabet import METASPACE
 from harness.strategies.profile import NormalizerKind, PreTokenizerKind
 
@@ -90,8 +90,12 @@ def metaspace(prepend_scheme: str = "always", split: bool = True) -> JSON:
 
 def metaspaces() -> st.SearchStrategy[JSON]:
     """Metaspace over every ``prepend_scheme`` × ``split``."""
-    return st.builds(metaspace, weighted(shares.PREPEND_SCHEME),
-                     weighted(shares.METASPACE_SPLIT))
+    # One draw over the pairs (not two draws): each pair keeps the product of its
+    # shares, whatever correlation Hypothesis' generator puts between adjacent choices.
+    pairs = [((scheme, split), scheme_weight * split_weight)
+             for scheme, scheme_weight in shares.PREPEND_SCHEME.items()
+             for split, split_weight in shares.METASPACE_SPLIT.items()]
+    return weighted_items(pairs).map(lambda pair: metaspace(*pair))
 
 
 def pre_tokenizers(kind: PreTokenizerKind) -> st.SearchStrategy[JSON | None]:
