@@ -84,6 +84,7 @@ def classify(case: Case, divergences: list[Divergence],
 def _classify_one(ctx: Context, div: Divergence,
                   classes: Sequence[Explainer]) -> Verdict:
     candidates = [c for c in classes if div.tier in c.explains]
+    ctx.in_force = frozenset(str(getattr(c.predicate, "__name__", "")) for c in classes)
     if div.tier == "spans":
         return _classify_positions(ctx, div, candidates)
     for cls in candidates:

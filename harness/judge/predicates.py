@@ -59,6 +59,9 @@ class Context:
         self.vocab: dict[str, Any] = vocab if isinstance(vocab, dict) else {}
         #: Predicates a predicate composed with for its last answer (their names).
         self.also: list[str] = []
+        #: The names of the predicates in force for this judgement (every class the judge
+        #: was given): recognisers that compose only compose with those.
+        self.in_force: frozenset[str] | None = None
 
     @cached_property
     def spec(self) -> Specification:

@@ -444,22 +444,6 @@ def _picked_answer(rewrite: Callable[[dict[str, Any], Outcome | None], Outcome |
 _BYTE_PIECE_RUN: Final = re.compile(r"(?:<0x[0-9A-Fa-f]{2}>)+")
 
 
-#: A decoder step that changes no token (its pattern is never in a token).
-_NO_OP_STEP: Final = {"type": "Replace", "pattern": {"String": _MARKER}, "content": _MARKER}
-
-
-def _fallback_step_kept(step: Any) -> Any:
-    if not isinstance(step, dict):
-        return step
-    if step.get("type") == "ByteFallback":
-        return {"type": "Fuse"}  # alone: the tokens joined, as ByteFallback's are
-    if step.get("type") == "Sequence" and isinstance(step.get("decoders"), list):
-        return {**step, "decoders": [
-            _NO_OP_STEP if isinstance(d, dict) and d.get("type") == "ByteFallback" else d
-            for d in step["decoders"]]}
-    return step
-
-
 def _byte_fallback_kept(document: dict[str, Any]) -> dict[str, Any] | None:
     """Where the decoder has a ByteFallback step with no Fuse before it, the subject
     decodes each run of byte pieces itself (``_byte_runs_as_text``)."""
@@ -519,6 +503,8 @@ def _byte_runs_as_text(document: dict[str, Any], obs: Observation
 
 #: Stand-ins for the patterns of Replace steps inside decoded byte runs (private use).
 _PATTERN_MARKS: Final = tuple(chr(0xF0000 + k) for k in range(16))
+#: Stand-in for the "<" of decoded text that spells a byte piece.
+_BYTE_SHAPE_MARK: Final = chr(0xF00FF)
 
 
 def _marked(text: str, patterns: Sequence[tuple[str, str]]) -> str | None:
@@ -528,6 +514,9 @@ def _marked(text: str, patterns: Sequence[tuple[str, str]]) -> str | None:
     there are too many patterns."""
     if len(patterns) > len(_PATTERN_MARKS):
         return None
+    if re.fullmatch(r"<0x[0-9A-Fa-f]{2}>", text):
+        # Decoded text spelling a byte piece: upstream's ByteFallback would decode it again.
+        text = _BYTE_SHAPE_MARK + text[1:]
     for k, (kind, pattern) in enumerate(patterns):
         if kind == "Regex":
             try:
@@ -544,7 +533,7 @@ def _marks_restored(document: dict[str, Any], obs: Observation, outcome: Outcome
                     ) -> Outcome | None:
     if not isinstance(outcome, Decoded):
         return outcome
-    text = outcome.text
+    text = outcome.text.replace(_BYTE_SHAPE_MARK, "<")
     for k, (kind, pattern) in enumerate(_replaced_before_fallback(document)[:16]):
         if kind == "String":
             text = text.replace(_PATTERN_MARKS[k], pattern)
@@ -680,6 +669,38 @@ def _first_scheme_replaced(document: dict[str, Any], obs: Observation
         return document, obs
     changed = _metaspace_first_as(document.get("pre_tokenizer"), scheme)
     return {**document, "pre_tokenizer": changed}, obs
+
+
+def _last_string_per_id(document: dict[str, Any]) -> dict[str, Any] | None:
+    """Where several vocabulary strings share an id, the subject decodes the id as the
+    last of them in the document it receives (canonical JSON: keys sorted, then ordered
+    as a JavaScript object orders them); upstream as whichever its hash map yields,
+    which varies from process to process. The replay's vocabulary gives the others
+    fresh ids."""
+    vocab = _model(document).get("vocab")
+    if not isinstance(vocab, dict):
+        return None
+    last: dict[Any, str] = {}
+    for token in _js_key_order(dict.fromkeys(sorted(vocab))):
+        last[vocab[token]] = token
+    if len(last) == len(vocab):
+        return None
+    fresh = iter(range(_GHOST_ID // 2, _GHOST_ID // 2 - len(vocab), -1))
+    return _with_model(document, vocab={
+        token: token_id if last[token_id] == token else next(fresh)
+        for token, token_id in vocab.items()})
+
+
+def _js_key_order(mapping: dict[str, Any]) -> list[str]:
+    """The keys as a JavaScript object parsed from JSON orders them: array-index keys
+    ("0", "17": canonical, below 2**32 - 1) first, ascending, then the rest as written."""
+    def index(key: str) -> int | None:
+        if key == "0" or (key.isascii() and key.isdigit() and key[0] != "0"):
+            return int(key) if int(key) < 2**32 - 1 else None
+        return None
+
+    indexed = sorted((k for k in mapping if index(k) is not None), key=int)
+    return indexed + [k for k in mapping if index(k) is None]
 
 
 def _unknown_ids_empty(document: dict[str, Any]) -> dict[str, Any] | None:
@@ -890,6 +911,7 @@ READINGS: Final[dict[str, Reading]] = {
                                            _ENCODE),
     "normalized_added_tokens_in_decode": Reading(_normalized_added_plain,
                                                  operations=_DECODE),
+    "last_string_per_id": Reading(_last_string_per_id, operations=_DECODE),
     "unknown_ids_as_unk": Reading(_unknown_ids, operations=_DECODE, input=_unknown_as_unk),
     "unknown_ids_as_empty_pieces": Reading(_unknown_ids_empty, operations=_DECODE,
                                            input=_unknown_as_empty),
@@ -915,7 +937,7 @@ def _applicable(document: dict[str, Any], obs: Observation) -> list[str]:
 
 
 def _as_subject_reads(document: dict[str, Any], names: Sequence[str], obs: Observation,
-                      *, fixed: bool = False) -> Outcome | None:
+                      *, fixed: bool = False, empty_strip: bool = True) -> Outcome | None:
     """``obs`` replayed by upstream on ``document`` read the ways ``names`` say. With
     ``fixed``, upstream's answer with its unk/byte-fallback misordering put right: our
     lenient reference's answer on the changed document, taken only where our registry's
@@ -943,7 +965,9 @@ def _as_subject_reads(document: dict[str, Any], names: Sequence[str], obs: Obser
     elif "metaspace_first_per_section" in names and _first_sections(changed, replayed):
         outcome = _first_spliced(changed, replayed)
     else:
-        outcome = _strip_panic_as_nothing(changed, _replay(changed, replayed))
+        outcome = _replay(changed, replayed)
+        if empty_strip:
+            outcome = _strip_panic_as_nothing(changed, outcome)
     if fixed:
         outcome = _ordering_fixed(changed, replayed, outcome)
     if moved and isinstance(outcome, Encoded):
@@ -1084,19 +1108,34 @@ def _template_ids_moved(value: Any, moved: dict[int, int]) -> Any:
 
 def _replays_match(ctx: Context, obs: Observation, names: Sequence[str]) -> bool | None:
     """Whether upstream's replay under ``names`` answers the subject's answer: False
-    (as is), True (with upstream's misordering put right), None (it does not)."""
-    if _same_tiers(obs.reference, _as_subject_reads(ctx.document, names, obs)):
+    (as is), True (with upstream's misordering put right, where that entry is in
+    force), None (it does not)."""
+    if _same_tiers(obs.reference, _replayed(ctx, obs, names)):
         return False
+    ordering = "like_reference_unk_byte_fallback_ordering"
+    if ctx.in_force is not None and ordering not in ctx.in_force:
+        return None
     if obs.operation == "encode" and _same_tiers(
-            obs.reference, _as_subject_reads(ctx.document, names, obs, fixed=True)):
+            obs.reference, _replayed(ctx, obs, names, fixed=True)):
         return True
     return None
+
+
+def _replayed(ctx: Context, obs: Observation, names: Sequence[str], *, fixed: bool = False
+              ) -> Outcome | None:
+    """``_as_subject_reads`` with the upstream bugs put right only where their entries
+    are in force."""
+    empty_strip = ctx.in_force is None or "strip_panic_on_nothing" in ctx.in_force
+    return _as_subject_reads(ctx.document, names, obs, fixed=fixed, empty_strip=empty_strip)
 
 
 def _reads(name: str) -> Predicate:
     def recognise(ctx: Context, div: Divergence) -> frozenset[int]:
         obs = div.observation
-        applicable = _applicable(ctx.document, obs)
+        # Only readings whose entries are in force compose (a deleted entry explains
+        # nothing, not even as another reading's helper).
+        applicable = [other for other in _applicable(ctx.document, obs)
+                      if ctx.in_force is None or f"reads_{other}" in ctx.in_force]
         if name not in applicable:
             return NONE
         # Section by section only where the whole-text replay does not explain it.
@@ -1107,12 +1146,12 @@ def _reads(name: str) -> Predicate:
             fixed = _replays_match(ctx, obs, used)
         if fixed is None or name not in used:
             return NONE
-        if fixed and _same_tiers(obs.reference,
-                                 _as_subject_reads(ctx.document, [], obs, fixed=True)):
+        if fixed and _same_tiers(obs.reference, _replayed(ctx, obs, [], fixed=True)):
             return NONE  # upstream's misordering is all there is: not a reading's
+        if _same_tiers(obs.reference, _replayed(ctx, obs, [], fixed=fixed)):
+            return NONE  # upstream's bug put right is all there is: not a reading's
         others = [other for other in used if other != name]
-        needed = not _same_tiers(obs.reference,
-                                 _as_subject_reads(ctx.document, others, obs, fixed=fixed))
+        needed = not _same_tiers(obs.reference, _replayed(ctx, obs, others, fixed=fixed))
         return _yes(needed or used[0] == name)
 
     recognise.__name__ = f"reads_{name}"

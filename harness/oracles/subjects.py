@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from ..core.case import Case
+from ..judge.classify import judge
 from ..report.files import ReportError, read_report
 from ..runs.engine import Engine
 from ..runs.third_party import PINNED_FOLDER, engine_for
@@ -23,10 +24,16 @@ REDUCTION_BUDGET = 600
 
 
 def _shows(engine: Engine, case: Case, entry_id: str) -> bool:
-    """``case`` shows the entry and nothing unexplained."""
-    _, judgement = engine.evaluate(case)
-    return (any(entry_id in v.classes for v in judgement.verdicts)
-            and not any(v.is_failure for v in judgement.verdicts))
+    """``case`` shows the entry and nothing unexplained, and without the entry something
+    is unexplained (a witness no other entry explains as well: deleting its entry turns
+    it red)."""
+    observations, judgement = engine.evaluate(case)
+    if not (any(entry_id in v.classes for v in judgement.verdicts)
+            and not any(v.is_failure for v in judgement.verdicts)):
+        return False
+    fewer = [c for c in engine.classes or () if c.id != entry_id]
+    without = judge(case, observations, engine.capabilities, fewer)
+    return any(v.is_failure for v in without.verdicts)
 
 
 def _reduced(engine: Engine, case: Case, entry_id: str) -> Case:
@@ -121,7 +128,9 @@ def adopt_subject_witnesses(report_path: Path, root: Path, display_path: str
             continue
         case = Case.from_json(witness.case)
         if not _shows(wired.engine, case, entry.id):
-            notes.append(f"skipped {entry.id}: its witness no longer shows the entry")
+            notes.append(f"skipped {entry.id}: its witness no longer shows the entry "
+                         "alone")
+            rows.pop(entry.id, None)
             continue
         case = _reduced(wired.engine, case, entry.id)
         rows[entry.id] = {"id": f"{report.subject.name}/{entry.id}", "class": entry.id,
