@@ -1322,6 +1322,24 @@ def post_processor_unchecked(ctx: Context, div: Divergence) -> frozenset[int]:
     return _yes(isinstance(ours, Refused) and ours.path.startswith("$.post_processor"))
 
 
+_EMPTY_PATTERN: Final = re.compile(r"pattern\.len\(\) must be >= 1")
+
+
+def empty_normalized_added_token_accepted(ctx: Context, div: Divergence) -> frozenset[int]:
+    """A normalized added token whose content the normalizer turns into the empty string:
+    upstream refuses the file (its matcher gets an empty pattern), the subject loads it.
+    Checked: our lenient reference refuses the same file at that added token's content,
+    naming the empty normalized form."""
+    obs = div.observation
+    if obs.operation != "load" or not isinstance(obs.reference, Loaded):
+        return NONE
+    if not (isinstance(obs.upstream, Refused) and _EMPTY_PATTERN.search(obs.upstream.message)):
+        return NONE
+    ours = ctx.lenient
+    return _yes(isinstance(ours, Refused) and ours.path.startswith("$.added_tokens[")
+                and "normalized to the empty" in ours.message)
+
+
 _INVALID_REGEX: Final = re.compile(r"^SyntaxError: Invalid regular expression: /(.*)/[a-z]*: ",
                                    re.S)
 
@@ -1409,6 +1427,7 @@ RECOGNISERS: dict[str, Predicate] = {function.__name__: function for function in
     missing_unk_gives_null_id,
     merge_result_unchecked,
     post_processor_unchecked,
+    empty_normalized_added_token_accepted,
     regex_refused,
     upstream_load_panic,
 )}
