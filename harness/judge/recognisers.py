@@ -22,7 +22,7 @@ from ..core.case import Case
 from ..core.observation import Observation, Track
 from ..core.outcome import Crashed, Decoded, Encoded, Loaded, Outcome, Refused
 from ..subjects.reference import LENIENT, STRICT
-from ..subjects.upstream import UPSTREAM
+from ..subjects.upstream import UPSTREAM, normalize
 from .compare import Divergence
 from .predicates import ALL, NONE, Context, Predicate
 from .predicates import REGISTRY as PREDICATES
@@ -52,6 +52,12 @@ def _upstream_handle(document: dict[str, Any]) -> Any:
     while len(_REPLAYS) > _REPLAY_CACHE:
         _REPLAYS.popitem(last=False)
     return handle
+
+
+def _normalized(handle: Any, text: str) -> str | None:
+    """Upstream's normalizer on ``text`` (None where it panics or fails)."""
+    result = normalize(handle, text)
+    return None if isinstance(result, Refused | Crashed) else result
 
 
 def _replay(document: dict[str, Any], obs: Observation) -> Outcome | None:
@@ -573,6 +579,14 @@ def _first_scheme(document: dict[str, Any]) -> dict[str, Any] | None:
     return document if changed != document.get("pre_tokenizer") else None
 
 
+def _plain_contents(document: dict[str, Any]) -> list[str]:
+    """The contents of the added tokens matched on the raw text, longest first."""
+    return sorted({e["content"] for e in document.get("added_tokens") or ()
+                   if isinstance(e, dict) and e.get("normalized") is not True
+                   and isinstance(e.get("content"), str) and e["content"]},
+                  key=len, reverse=True)
+
+
 def _first_scheme_as_subject(document: dict[str, Any], obs: Observation) -> str | None:
     """How the subject's "first" scheme acts on this input, as a scheme upstream has:
     it prepends to every piece of the text's first section (the text before any added
@@ -580,14 +594,10 @@ def _first_scheme_as_subject(document: dict[str, Any], obs: Observation) -> str 
     and to no other. So "never" where a text starts with such a token, "always" where
     nothing but the first section has text left after normalization; None (not
     expressible) otherwise, or where the two texts of a pair disagree."""
-    plain = sorted({e["content"] for e in document.get("added_tokens") or ()
-                    if isinstance(e, dict) and e.get("normalized") is not True
-                    and isinstance(e.get("content"), str) and e["content"]},
-                   key=len, reverse=True)
+    plain = _plain_contents(document)
     handle = _upstream_handle(document)
     if isinstance(handle, Refused | Crashed):
         return None
-    normalizer = handle.tokenizer.normalizer
     splitter = re.compile("|".join(re.escape(c) for c in plain)) if plain else None
     schemes: set[str] = set()
     for text in (obs.input, obs.option("pair")):
@@ -597,9 +607,8 @@ def _first_scheme_as_subject(document: dict[str, Any], obs: Observation) -> str 
         if sections[0] == "":
             schemes.add("never")
             continue
-        later = [piece for piece in sections[1:] if piece]
-        if any(normalizer.normalize_str(piece) if normalizer is not None else piece
-               for piece in later):
+        later = [_normalized(handle, piece) for piece in sections[1:] if piece]
+        if any(piece != "" for piece in later):  # text left, or not normalizable
             return None
         schemes.add("always")
     return schemes.pop() if len(schemes) == 1 else None
@@ -615,10 +624,7 @@ def _first_sections(document: dict[str, Any], obs: Observation) -> int | None:
         return None
     if _first_scheme(document) is None:
         return None
-    plain = sorted({e["content"] for e in document.get("added_tokens") or ()
-                    if isinstance(e, dict) and e.get("normalized") is not True
-                    and isinstance(e.get("content"), str) and e["content"]},
-                   key=len, reverse=True)
+    plain = _plain_contents(document)
     found = re.search("|".join(re.escape(c) for c in plain), obs.input) if plain else None
     return found.start() if found is not None and found.start() > 0 else None
 
@@ -796,7 +802,7 @@ def _sectioned(document: dict[str, Any], obs: Observation) -> Outcome | None:
     handle = _upstream_handle(document)
     if isinstance(handle, Refused | Crashed):
         return None
-    normalizer = handle.tokenizer.normalizer
+    has_normalizer = handle.tokenizer.normalizer is not None
     entries = [e for e in document.get("added_tokens") or () if isinstance(e, dict)
                and isinstance(e.get("id"), int) and isinstance(e.get("content"), str)]
     added: dict[str, dict[str, Any]] = {}
@@ -804,8 +810,10 @@ def _sectioned(document: dict[str, Any], obs: Observation) -> Outcome | None:
     forms: list[str] = []
     for entry in entries:
         added[entry["content"]] = entry
-        if entry.get("normalized") is True and normalizer is not None:
-            form = normalizer.normalize_str(entry["content"])
+        if entry.get("normalized") is True and has_normalizer:
+            form = _normalized(handle, entry["content"])
+            if form is None:
+                return None
             forms.append(form)
             added[form] = entry
         else:
@@ -825,7 +833,9 @@ def _sectioned(document: dict[str, Any], obs: Observation) -> Outcome | None:
         if element in added:
             pieces = [element]
         else:
-            normalized = normalizer.normalize_str(element) if normalizer else element
+            normalized = _normalized(handle, element)
+            if normalized is None:
+                return None
             pieces = _js_trimmed(_js_split(normalized, forms), added) if normalized else []
         scheme = "always" if o == 0 else "never"
         piece_document = {**bare, "pre_tokenizer": _metaspace_first_as(pre, scheme)}
@@ -1032,9 +1042,8 @@ def _without_idle_step(document: dict[str, Any], refused: Refused, obs: Observat
         return refused
     for text in (obs.input, obs.option("pair")):
         if isinstance(text, str):
-            one, other = before.tokenizer.normalizer, after.tokenizer.normalizer
-            if one is None or other is None or (
-                    one.normalize_str(text) != other.normalize_str(text)):
+            alike = _normalized(before, text)
+            if alike is None or alike != _normalized(after, text):
                 return refused
     return LENIENT.load(json.dumps(changed, ensure_ascii=False))
 

@@ -149,6 +149,16 @@ def decode(handle: Handle, ids: Sequence[int], *, skip_special_tokens: bool
     return Decoded(str(result))
 
 
+def normalize(handle: Handle, text: str) -> str | Refused | Crashed:
+    """The file's normalizer applied to ``text`` (``text`` itself without one); a panic
+    or error is returned, never raised."""
+    normalizer = handle.tokenizer.normalizer
+    if normalizer is None:
+        return text
+    result = _call(lambda: normalizer.normalize_str(text))
+    return result if isinstance(result, Refused | Crashed) else str(result)
+
+
 class UpstreamSubject:
     """HuggingFace ``tokenizers`` as a ``Subject``."""
 
