@@ -1,4 +1,5 @@
-"""Decoders: ``ByteFallback``, ``Fuse``, ``Strip``, ``Replace``, ``Metaspace``, ``Sequence``.
+"""Decoders: ``ByteFallback``, ``Fuse``, ``Strip``, ``Replace``, ``Metaspace``, ``ByteLevel``
+(``implementation/byte_level.py``), ``Sequence``.
 
 A decoder maps the list of token strings to a list of strings (``decode_chain``);
 the tokenizer joins the final list with ``""``. Every behaviour below was
@@ -26,6 +27,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Protocol
 
+from .byte_level import ByteLevelDecoder, byte_level_from_json
 from .errors import clip, excerpt
 from .jsonfields import Node
 from .patterns import ReplacePattern, parse_replace_pattern
@@ -34,7 +36,7 @@ from .pre_tokenizers import PrependScheme, metaspace_from_json
 REPLACEMENT_CHARACTER = "\ufffd"
 
 #: Decoder types upstream 0.23.1 knows but this reference does not reproduce.
-UPSTREAM_ONLY_TYPES = frozenset({"BPEDecoder", "ByteLevel", "WordPiece", "CTC"})
+UPSTREAM_ONLY_TYPES = frozenset({"BPEDecoder", "WordPiece", "CTC"})
 
 #: The Sequence decision-byte-fallback rule 2 accepts (Llama-2's decoder chain).
 BYTE_FALLBACK_CHAIN: tuple[str, ...] = ("Replace", "ByteFallback", "Fuse", "Strip")
@@ -312,6 +314,8 @@ def parse_decoder(node: Node) -> Decoder:
         return _parse_replace(node)
     if tag == "Metaspace":
         return parse_metaspace(node)
+    if tag == "ByteLevel":
+        return ByteLevelDecoder(byte_level_from_json(node))
     if tag == "Sequence":
         return _parse_sequence(node)
     if tag in UPSTREAM_ONLY_TYPES:

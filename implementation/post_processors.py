@@ -1,7 +1,11 @@
-"""The ``TemplateProcessing`` post-processor (single and pair templates).
+"""Post-processors: ``TemplateProcessing`` (single and pair templates), ``ByteLevel`` and
+``Sequence``.
 
-Reproduces tokenizers 0.23.1 (``processors/template.rs``), measured in
-``tests/test_post_processors.py``. Deliberate differences:
+Reproduces tokenizers 0.23.1 (``processors/{template,sequence}.rs``,
+``pre_tokenizers/byte_level.rs``), measured in ``tests/test_post_processors.py`` and
+``tests/test_byte_level.py``. As upstream, the steps pass a list of segments along (the
+inputs, then, after a template, one segment per template piece) and the last step's
+segments are laid end to end. Deliberate differences:
 
 * Template special tokens are synthetic: ``track="special"``, span ``-1, -1``
   (upstream reports ``(0, 0)``), per the offset contract.
@@ -13,6 +17,13 @@ Reproduces tokenizers 0.23.1 (``processors/template.rs``), measured in
   the encoding).
 * A post-processor object without ``"type"`` is refused (``missing-field``);
   upstream's untagged fallback accepts it.
+* ``ByteLevel`` does not trim spans (``trim_offsets``) and keeps each token's sequence
+  id (decision 0024, :class:`ByteLevelProcessing`).
+* A ``Sequence`` holding a ``TemplateProcessing`` after another one (nested Sequences
+  flattened) is refused, ``unsupported-component`` at the second one's ``type``, in both
+  modes: upstream applies the second template to the pieces the first one laid out (a
+  single input with ``<s> $A`` becomes a pair of ``<s>`` and ``$A``) and panics
+  (``todo!()``) where they are neither one nor two (decision 0024).
 
 In ``tokenizer.json`` a template is always the list of pieces: the string form
 (``"<s> $A"``) is refused by upstream's deserializer and here alike. It exists
@@ -26,16 +37,20 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, Protocol
 
+from .byte_level import ByteLevelOptions, byte_level_from_json
 from .encoding import NO_SPAN, EncodedToken
 from .errors import LoadError, clip, excerpt, excerpt_keys
 from .jsonfields import Node
 
 SequenceId = Literal["A", "B"]
+#: One encoding on its way through the post-processing steps (upstream passes a list of
+#: them from step to step): its tokens and the type id of each.
+Segment = tuple[list[EncodedToken], list[int]]
 
 #: Post-processor types upstream 0.23.1 knows but this reference does not reproduce.
-UPSTREAM_ONLY_TYPES = frozenset({"BertProcessing", "RobertaProcessing", "ByteLevel", "Sequence"})
+UPSTREAM_ONLY_TYPES = frozenset({"BertProcessing", "RobertaProcessing"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -270,27 +285,32 @@ class TemplateProcessing:
             len(self.special_tokens[p.id].ids) for p in template if isinstance(p, SpecialTokenPiece)
         )
 
+    def process(self, segments: list[Segment], add_special_tokens: bool) -> list[Segment]:
+        """Upstream's ``process_encodings``: one segment per template piece, in template
+        order; the pair template for two segments, the single one for one.
+
+        Sequence pieces keep their tokens' spans and tracks and take the piece's type id;
+        without ``add_special_tokens`` the special pieces are left out.
+        """
+        if len(segments) not in (1, 2):  # pragma: no cover - refused at load: only a
+            # template after another could be given another count (upstream: todo!())
+            raise ValueError(f"a template over {len(segments)} encodings")
+        out: list[Segment] = []
+        for piece in self.pair if len(segments) == 2 else self.single:
+            if isinstance(piece, SequencePiece):
+                tokens = _sequence_tokens(piece, segments)
+            elif add_special_tokens:
+                tokens = self._special_tokens(piece)
+            else:
+                continue
+            out.append((tokens, [piece.type_id] * len(tokens)))
+        return out
+
     def apply(
         self, a: list[EncodedToken], b: list[EncodedToken] | None, add_special_tokens: bool
     ) -> tuple[list[EncodedToken], list[int]]:
-        """The final tokens and the type id of each.
-
-        The pair template applies iff ``b`` is given. Sequence tokens keep their
-        spans and tracks; without ``add_special_tokens`` only the sequence
-        pieces are laid out, still in template order and with their type ids.
-        """
-        tokens: list[EncodedToken] = []
-        type_ids: list[int] = []
-        for piece in self.pair if b is not None else self.single:
-            if isinstance(piece, SequencePiece):
-                added = _sequence_tokens(piece, a, b)
-            elif add_special_tokens:
-                added = self._special_tokens(piece)
-            else:
-                continue
-            tokens.extend(added)
-            type_ids.extend([piece.type_id] * len(added))
-        return tokens, type_ids
+        """The final tokens and the type id of each (the pair template iff ``b`` is given)."""
+        return post_process(self, a, b, add_special_tokens)
 
     def _special_tokens(self, piece: SpecialTokenPiece) -> list[EncodedToken]:
         special = self.special_tokens[piece.id]
@@ -300,23 +320,119 @@ class TemplateProcessing:
         ]
 
 
-def _sequence_tokens(
-    piece: SequencePiece, a: list[EncodedToken], b: list[EncodedToken] | None
-) -> list[EncodedToken]:
+def _sequence_tokens(piece: SequencePiece, segments: list[Segment]) -> list[EncodedToken]:
     if piece.id == "A":
-        return a
-    if b is None:  # pragma: no cover - a single template using B is refused at load
+        return segments[0][0]
+    if len(segments) < 2:  # pragma: no cover - a single template using B is refused at load
         raise ValueError("the single template uses sequence B")
-    return b
+    return segments[1][0]
 
 
-def post_processor_from_json(node: Node) -> TemplateProcessing | None:
-    """``$.post_processor``: null gives None; only TemplateProcessing is reproduced."""
+# ---------------------------------------------------------------------------
+# ByteLevel and Sequence
+# ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class ByteLevelProcessing:
+    """``{"type": "ByteLevel", ...}`` as a post-processor: loaded and validated like
+    upstream (``byte_level.byte_level_from_json``), and it changes nothing.
+
+    Upstream's does two things: with ``trim_offsets`` it moves each token's offsets past
+    its leading and trailing space symbols, and it renumbers the sequence id of each
+    encoding it is given. Decision 0024: spans stay on the characters each token came
+    from (intended class ``byte-level-trimmed-offsets``), and a token's sequence is the
+    input it came from, whatever a step after the template would renumber.
+    """
+
+    options: ByteLevelOptions
+
+    def process(self, segments: list[Segment], add_special_tokens: bool) -> list[Segment]:
+        return segments
+
+    def apply(
+        self, a: list[EncodedToken], b: list[EncodedToken] | None, add_special_tokens: bool
+    ) -> tuple[list[EncodedToken], list[int]]:
+        return post_process(self, a, b, add_special_tokens)
+
+
+@dataclass(frozen=True, slots=True)
+class PostProcessorSequence:
+    """``{"type": "Sequence", "processors": [...]}``: the steps in declared order, each given
+    the segments the previous one returned."""
+
+    processors: tuple[PostProcessor, ...]
+
+    def process(self, segments: list[Segment], add_special_tokens: bool) -> list[Segment]:
+        for processor in self.processors:
+            segments = processor.process(segments, add_special_tokens)
+        return segments
+
+    def apply(
+        self, a: list[EncodedToken], b: list[EncodedToken] | None, add_special_tokens: bool
+    ) -> tuple[list[EncodedToken], list[int]]:
+        return post_process(self, a, b, add_special_tokens)
+
+
+class PostProcessor(Protocol):
+    """A post-processing step: segments in, segments out (``process``), and the whole
+    post-processing of one or two encoded inputs (``apply``, see :func:`post_process`)."""
+
+    def process(self, segments: list[Segment], add_special_tokens: bool) -> list[Segment]: ...
+
+    def apply(
+        self, a: list[EncodedToken], b: list[EncodedToken] | None, add_special_tokens: bool
+    ) -> tuple[list[EncodedToken], list[int]]: ...
+
+
+def post_process(
+    processor: PostProcessor, a: list[EncodedToken], b: list[EncodedToken] | None,
+    add_special_tokens: bool,
+) -> tuple[list[EncodedToken], list[int]]:
+    """Upstream's ``PostProcessor::process``: ``a`` (type id 0) and, when given, ``b``
+    (type id 1) as a list of segments, the processor's ``process``, and the segments it
+    returns laid end to end: the final tokens and the type id of each."""
+    segments: list[Segment] = [(a, [0] * len(a))]
+    if b is not None:
+        segments.append((b, [1] * len(b)))
+    tokens: list[EncodedToken] = []
+    type_ids: list[int] = []
+    for segment_tokens, segment_type_ids in processor.process(segments, add_special_tokens):
+        tokens.extend(segment_tokens)
+        type_ids.extend(segment_type_ids)
+    return tokens, type_ids
+
+
+# ---------------------------------------------------------------------------
+# Loading
+# ---------------------------------------------------------------------------
+
+
+def post_processor_from_json(node: Node) -> PostProcessor | None:
+    """``$.post_processor``: null gives None; TemplateProcessing, ByteLevel and Sequence
+    (of those, recursively) are reproduced, other types refused by name."""
     if node.is_null:
         return None
+    return _parse(node, [])
+
+
+def _parse(node: Node, templates: list[str]) -> PostProcessor:
+    """One post-processor object; ``templates`` collects the paths of the templates met so
+    far, in upstream's order of application."""
     tag = node.type_tag()
     if tag == "TemplateProcessing":
+        if templates:
+            node.fail("unsupported-component", "a TemplateProcessing after another one (at "
+                      f"{templates[0]}) is not reproduced: upstream lays the first one's "
+                      "pieces out again as if they were the inputs, and panics when there "
+                      "are more than two", "type")
+        templates.append(node.path)
         return TemplateProcessing.from_json(node)
+    if tag == "ByteLevel":
+        return ByteLevelProcessing(byte_level_from_json(node))
+    if tag == "Sequence":
+        return PostProcessorSequence(tuple(
+            _parse(step, templates) for step in node.field("processors").elements()))
     if tag in UPSTREAM_ONLY_TYPES:
         node.fail("unsupported-component",
                   f"post-processor type {excerpt(tag)} is not reproduced", "type")

@@ -7,11 +7,12 @@ from dataclasses import dataclass
 from typing import Literal, Protocol
 
 from .alignment import NormalizedText
+from .byte_level import ByteLevelPreTokenizer, byte_level_from_json
 from .errors import excerpt
 from .jsonfields import Node
 
 PrependScheme = Literal["always", "first", "never"]
-SUPPORTED = ("Metaspace", "Sequence")
+SUPPORTED = ("Metaspace", "Sequence", "ByteLevel")
 
 
 class PreTokenizer(Protocol):
@@ -92,6 +93,8 @@ def pre_tokenizer_from_json(node: Node) -> PreTokenizer | None:
     kind = node.type_tag()
     if kind == "Metaspace":
         return metaspace_from_json(node)
+    if kind == "ByteLevel":
+        return ByteLevelPreTokenizer(byte_level_from_json(node))
     if kind == "Sequence":
         children: list[PreTokenizer] = []
         for child in node.field("pretokenizers").elements():

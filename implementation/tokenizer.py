@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from .bpe import BpeModel
     from .decoders import Decoder
     from .normalizers import Normalizer
-    from .post_processors import TemplateProcessing
+    from .post_processors import PostProcessor
     from .pre_tokenizers import PreTokenizer
 
 
@@ -45,7 +45,7 @@ class Tokenizer:
         normalizer: Normalizer | None,
         pre_tokenizer: PreTokenizer | None,
         added: AddedVocabulary,
-        post_processor: TemplateProcessing | None,
+        post_processor: PostProcessor | None,
         decoder: Decoder | None,
         strict: bool,
     ) -> None:
