@@ -750,10 +750,6 @@ def _has_added_tokens(document: dict[str, Any]) -> dict[str, Any] | None:
     return document if document.get("added_tokens") else None
 
 
-def _single_text(document: dict[str, Any], obs: Observation) -> bool:
-    return isinstance(obs.input, str) and obs.option("pair") is None
-
-
 def _js_split(text: str, contents: Sequence[str]) -> list[str]:
     """The subject's DictionarySplitter: leftmost-longest matches of ``contents``, each
     its own element, the text between them as elements (never empty)."""
@@ -788,20 +784,23 @@ def _js_trimmed(parts: list[str], added: dict[str, dict[str, Any]]) -> list[str]
     return parts
 
 
-def _sectioned(document: dict[str, Any], obs: Observation) -> Outcome | None:
-    """``obs`` encoded the way the subject splits a text at added tokens, upstream doing
-    each piece's pre-tokenization and model: the text split at the added tokens matched
-    on the raw text (leftmost-longest), lstrip/rstrip trimming the neighbours; an element
-    equal to any added token's content (or a normalized form) is that token; the others
-    normalized, split at the normalized forms of the normalized added tokens the same
-    way, and each remaining piece pre-tokenized with its element's index (Metaspace
-    "first" prepends only in element 0) and run through the model; the template tokens
-    around it those of upstream's own answer."""
-    if not _single_text(document, obs):
-        return None
-    handle = _upstream_handle(document)
-    if isinstance(handle, Refused | Crashed):
-        return None
+def _text_sections(document: dict[str, Any], obs: Observation) -> bool:
+    """A text (or a pair of texts) to encode: what ``_sectioned`` replays."""
+    return isinstance(obs.input, str) and (obs.option("pair") is None
+                                           or isinstance(obs.option("pair"), str))
+
+
+_Body = tuple[list[int], list[str]]
+
+
+def _section_body(document: dict[str, Any], handle: Any, text: str,
+                  obs: Observation) -> _Body | None:
+    """The ids and tokens of one text (no template) split the way the subject splits it:
+    at the added tokens matched on the raw text (leftmost-longest), lstrip/rstrip trimming
+    the neighbours; an element equal to any added token's content (or a normalized form)
+    is that token; the others normalized, split at the normalized forms of the normalized
+    added tokens the same way, and each remaining piece pre-tokenized with its element's
+    index (Metaspace "first" prepends only in element 0) and run through upstream's model."""
     has_normalizer = handle.tokenizer.normalizer is not None
     entries = [e for e in document.get("added_tokens") or () if isinstance(e, dict)
                and isinstance(e.get("id"), int) and isinstance(e.get("content"), str)]
@@ -822,11 +821,7 @@ def _sectioned(document: dict[str, Any], obs: Observation) -> Outcome | None:
     pre = document.get("pre_tokenizer")
     ids: list[int] = []
     tokens: list[str] = []
-    spans: list[tuple[int, int]] = []
-    cursor = 0
-    assert isinstance(obs.input, str)
-    elements = _js_trimmed(_js_split(obs.input, plain), added)
-    for o, element in enumerate(elements):
+    for o, element in enumerate(_js_trimmed(_js_split(text, plain), added)):
         pieces: list[str]
         if not element:
             continue
@@ -843,12 +838,8 @@ def _sectioned(document: dict[str, Any], obs: Observation) -> Outcome | None:
             if not piece:
                 continue
             if piece in added:
-                found = obs.input.find(piece, cursor)
-                span = (found, found + len(piece)) if found >= 0 else (0, 0)
-                cursor = span[1] if found >= 0 else cursor
                 ids.append(added[piece]["id"])
                 tokens.append(piece)
-                spans.append(span)
                 continue
             part = _replay(piece_document, Observation(
                 obs.track, "encode", piece, (("add_special_tokens", False),),
@@ -857,31 +848,70 @@ def _sectioned(document: dict[str, Any], obs: Observation) -> Outcome | None:
                 return None
             ids.extend(part.ids)
             tokens.extend(part.tokens)
-            spans.extend([(0, 0)] * len(part.ids))
+    return ids, tokens
+
+
+def _sectioned(document: dict[str, Any], obs: Observation) -> Outcome | None:
+    """``obs`` (a text or a pair) encoded the way the subject splits each text at added
+    tokens (``_section_body``), upstream doing each piece's pre-tokenization and model;
+    the template tokens around the bodies those of upstream's own answer, found by
+    replacing, in that answer, the run of each text's own tokens by its sectioned body
+    (the subject gives no offsets: spans are not compared)."""
+    if not _text_sections(document, obs):
+        return None
+    handle = _upstream_handle(document)
+    if isinstance(handle, Refused | Crashed):
+        return None
+    assert isinstance(obs.input, str)
+    pair = obs.option("pair")
+    texts = [obs.input] if pair is None else [obs.input, pair]
+    bodies: list[_Body] = []
+    lengths: list[int] = []
+    for text in texts:
+        body = _section_body(document, handle, text, obs)
+        alone = _replay(document, Observation(
+            obs.track, "encode", text, (("add_special_tokens", False),),
+            obs.reference, obs.upstream))
+        if body is None or not isinstance(alone, Encoded):
+            return None
+        bodies.append(body)
+        lengths.append(len(alone.ids))
     whole = _replay(document, obs)
     if not isinstance(whole, Encoded):
         return None
-
-    def template(i: int) -> bool:
-        return whole.special_mask[i] == 1 and whole.spans[i] == (0, 0)
-
-    inner = [i for i in range(len(whole.ids)) if not template(i)]
-    head = [i for i in range(len(whole.ids)) if template(i) and (not inner or i < inner[0])]
-    tail = [i for i in range(len(whole.ids)) if template(i) and inner and i > inner[-1]]
-    if len(head) + len(tail) + len(inner) != len(whole.ids):
+    inner = [i for i in range(len(whole.ids))
+             if not (whole.special_mask[i] == 1 and whole.spans[i] == (0, 0))]
+    if len(inner) != sum(lengths):
         return None
-    body_type = whole.type_ids[inner[0]] if inner and whole.type_ids else 0
-    order = [("t", i) for i in head] + [("b", i) for i in range(len(ids))] + [
-        ("t", i) for i in tail]
-    return Encoded(
-        ids=tuple(whole.ids[i] if k == "t" else ids[i] for k, i in order),
-        tokens=tuple(whole.tokens[i] if k == "t" else tokens[i] for k, i in order),
-        spans=tuple(whole.spans[i] if k == "t" else spans[i] for k, i in order),
-        special_mask=(),
-        type_ids=tuple(whole.type_ids[i] if k == "t" else body_type for k, i in order)
-        if whole.type_ids else (),
-        attention_mask=(1,) * len(order))
-
+    # Where each text's run of tokens starts in upstream's answer, and its type id.
+    owner: dict[int, int] = {}
+    first: dict[int, int] = {}
+    at = 0
+    for t, length in enumerate(lengths):
+        for i in inner[at:at + length]:
+            owner[i] = t
+        if length:
+            first[inner[at]] = t
+        elif bodies[t][0]:
+            return None  # nowhere to put a body upstream has no token of
+        at += length
+    ids: list[int] = []
+    tokens: list[str] = []
+    type_ids: list[int] = []
+    for i in range(len(whole.ids)):
+        if i not in owner:
+            ids.append(whole.ids[i])
+            tokens.append(whole.tokens[i])
+            type_ids.append(whole.type_ids[i] if whole.type_ids else 0)
+        elif i in first:
+            body_ids, body_tokens = bodies[first[i]]
+            ids.extend(body_ids)
+            tokens.extend(body_tokens)
+            type_ids.extend([whole.type_ids[i] if whole.type_ids else 0] * len(body_ids))
+    return Encoded(ids=tuple(ids), tokens=tuple(tokens), spans=((0, 0),) * len(ids),
+                   special_mask=(),
+                   type_ids=tuple(type_ids) if whole.type_ids else (),
+                   attention_mask=(1,) * len(ids))
 
 
 @dataclass(frozen=True)
@@ -926,7 +956,7 @@ READINGS: Final[dict[str, Reading]] = {
     "unknown_ids_as_empty_pieces": Reading(_unknown_ids_empty, operations=_DECODE,
                                            input=_unknown_as_empty),
     # Replays run section by section where nothing else explains the answer (``_reads``).
-    _SECTIONS: Reading(_has_added_tokens, operations=_ENCODE, when=_single_text),
+    _SECTIONS: Reading(_has_added_tokens, operations=_ENCODE, when=_text_sections),
     "empty_pair_as_none": Reading(_every_document, operations=_ENCODE, input=_pair_dropped,
                                   when=_empty_pair),
     # After the byte pieces are decoded: the subject replaces the suffix in the text its
@@ -1157,8 +1187,9 @@ def _reads(name: str) -> Predicate:
             return NONE
         if fixed and _same_tiers(obs.reference, _replayed(ctx, obs, [], fixed=True)):
             return NONE  # upstream's misordering is all there is: not a reading's
-        if _same_tiers(obs.reference, _replayed(ctx, obs, [], fixed=fixed)):
-            return NONE  # upstream's bug put right is all there is: not a reading's
+        # (Without the fix, the replay with no reading is upstream's own answer, which
+        # differs; re-running it would only compare against a fresh draw where upstream
+        # is random, i.e. under dropout.)
         others = [other for other in used if other != name]
         needed = not _same_tiers(obs.reference, _replayed(ctx, obs, others, fixed=fixed))
         return _yes(needed or used[0] == name)
