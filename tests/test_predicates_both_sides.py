@@ -35,9 +35,16 @@ ORACLE = Path(__file__).resolve().parent.parent / "oracles" / "divergences.json"
 WITNESSES: dict[str, dict[str, Any]] = {
     row["class"]: row for row in json.loads(ORACLE.read_text(encoding="utf-8"))["cases"]}
 CLASSES = {cls.id: cls for cls in load_registry()}
+#: Classes the strategies do not draw yet, so that no conformance run has found a witness to
+#: pin (``python -m harness oracles --adopt-witnesses REPORT`` once one has): skipped by name
+#: until then; any other class without a witness fails. tests/test_byte_level.py proves
+#: both sides of these on witnesses it builds.
+AWAITING_WITNESS = frozenset({"byte-level-trimmed-offsets"})
 
 
 def _witness(class_id: str) -> tuple[Case, Divergence]:
+    if class_id not in WITNESSES and class_id in AWAITING_WITNESS:
+        pytest.skip(f"{class_id}: no pinned witness yet")
     case = Case.from_json(WITNESSES[class_id]["case"])
     _, judgement = evaluate(case)
     assert not [v for v in judgement.verdicts if v.is_failure]
@@ -113,6 +120,19 @@ def _reversed_words(div: Divergence) -> Divergence:
         pick(ref.attention_mask)))
 
 
+def _short_space_runs(div: Divergence) -> Divergence:
+    """Every token of two or more space symbols one character short at the front (upstream's
+    trimming leaves such a token at the same zero-width span either way, so only our side's
+    proof can tell); without such a token, every span one character on."""
+    ref = div.observation.reference
+    assert isinstance(ref, Encoded)
+    spans = tuple((s + 1, e) if set(t) == {"\u0120"} and e - s >= 2 else (s, e)
+                  for t, (s, e) in zip(ref.tokens, ref.spans, strict=True))
+    if spans == ref.spans:
+        spans = tuple((s + 1, e + 1) if s >= 0 else (s, e) for s, e in ref.spans)
+    return _with_reference(div, dataclasses.replace(ref, spans=spans))
+
+
 def _nothing_to_drop(case: Case, div: Divergence) -> Divergence:
     """Refused character-dropped on the empty text (nothing to drop)."""
     text = ""
@@ -137,6 +157,7 @@ WRONG: dict[str, Callable[[Case, Divergence], Divergence]] = {
     "template-special-spans": lambda _, d: _special_from_text(d),
     "decorated-byte-fallback-spans": lambda _, d: _empty_byte_spans(d),
     "dropped-character-offsets": lambda _, d: _past_the_text(d),
+    "byte-level-trimmed-offsets": lambda _, d: _short_space_runs(d),
     "unk-byte-fallback-ordering": lambda _, d: _reversed_words(d),
     "strict-character-dropped": _nothing_to_drop,
 }

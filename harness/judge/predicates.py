@@ -28,6 +28,7 @@ from ..core.case import Case
 from ..core.observation import Observation
 from ..core.outcome import Crashed, Decoded, Encoded, Loaded, Outcome, Refused
 from ..subjects.reference import LENIENT, STRICT
+from .byte_level_spans import byte_level_spans, trimming_steps, upstream_trimmed_spans
 from .compare import Divergence
 from .specification import (
     Specification,
@@ -472,6 +473,26 @@ def decorated_byte_fallback_spans(ctx: Context, div: Divergence) -> frozenset[in
     return frozenset(i for i in _differing_spans(ref, up)
                      if i < len(ref.word_ids) and ref.word_ids[i] is not None
                      and _word_key(ref, i) in words and _word_key(ref, i) not in bad_words)
+
+
+def byte_level_trimmed_offsets(ctx: Context, div: Divergence) -> frozenset[int]:
+    """Upstream's ByteLevel post-processor with ``trim_offsets`` moves offsets past the space
+    symbols at a token's edges; ours stay on the characters the token came from (decision
+    0024). Recognised at the positions where the two tokens agree, upstream's span is ours
+    trimmed as upstream trims, and ours is the contract's span (``byte_level_spans``)."""
+    pair = _encodings(div)
+    steps = trimming_steps(ctx.document)
+    if pair is None or div.tier != "spans" or not steps:
+        return NONE
+    ref, up = pair
+    obs = div.observation
+    texts = (obs.input if isinstance(obs.input, str) else "",
+             *([obs.option("pair")] if isinstance(obs.option("pair"), str) else []))
+    trimmed = upstream_trimmed_spans(ref, steps)
+    contract = byte_level_spans(ref, texts, ctx.document)
+    return frozenset(i for i in _differing_spans(ref, up)
+                     if i < min(len(ref.ids), len(up.ids)) and ref.ids[i] == up.ids[i]
+                     and up.spans[i] == trimmed[i] and contract.get(i) == ref.spans[i])
 
 
 def _source_text(ref: Encoded, obs: Observation, position: int) -> str:

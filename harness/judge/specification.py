@@ -23,7 +23,8 @@ code, kept small on purpose (it is not a second tokenizer):
   span lies within its text (``oc-inv-1-bounds``) and starts never go backwards within
   one text (``oc-inv-2-monotonic``); ids, tokens, spans, masks and type ids have one
   length (``oc-inv-3-lengths``); the byte pieces of one (decorated) symbol share one
-  non-empty span, the span of its character (``oc-byte-fallback-spans``).
+  non-empty span, the span of its character (``oc-byte-fallback-spans``), and a token of
+  byte-level symbols spans the characters its bytes come from (decision 0024).
 
 Each finding is a ``Divergence`` at tier ``specification[<rule>]``; no class explains such
 a tier, so it is always a failure.
@@ -42,6 +43,7 @@ from ..core.case import Case
 from ..core.observation import Observation
 from ..core.outcome import Crashed, Decoded, Encoded, Loaded, Refused
 from ..subjects.reference import LENIENT, STRICT
+from .byte_level_spans import byte_level_spans
 from .compare import Divergence
 
 BYTE_PIECES = tuple(f"<0x{b:02X}>" for b in range(256))
@@ -175,8 +177,8 @@ def template_layout(document: dict[str, Any], counts: Sequence[int], pair: bool,
                     add_special_tokens: bool) -> list[Slot] | None:
     """The layout the document's TemplateProcessing gives sequences of ``counts`` tokens;
     None when the document has no template (or not one this oracle reads)."""
-    processor = document.get("post_processor")
-    if not isinstance(processor, dict) or processor.get("type") != "TemplateProcessing":
+    processor = template_of(document.get("post_processor"))
+    if processor is None:
         return None
     pieces = processor.get("pair" if pair else "single")
     specials = processor.get("special_tokens")
@@ -202,6 +204,23 @@ def template_layout(document: dict[str, Any], counts: Sequence[int], pair: bool,
         else:
             return None
     return layout
+
+
+def template_of(processor: Any) -> dict[str, Any] | None:
+    """The post-processor's template: the TemplateProcessing itself, or the only one among
+    the steps of a Sequence (nested Sequences flattened; its ByteLevel steps lay nothing
+    out). None without one, or with more than one (the reference refuses that)."""
+    steps: list[Any] = [processor]
+    templates: list[dict[str, Any]] = []
+    while steps:
+        step = steps.pop(0)
+        if not isinstance(step, dict):
+            continue
+        if step.get("type") == "TemplateProcessing":
+            templates.append(step)
+        elif step.get("type") == "Sequence" and isinstance(step.get("processors"), list):
+            steps[:0] = step["processors"]
+    return templates[0] if len(templates) == 1 else None
 
 
 def sequence_counts(document: dict[str, Any], enc: Encoded, pair: bool,
@@ -516,6 +535,14 @@ class Specification:
             position = min(violations)
             return [("oc-byte-fallback-spans", f"position {position}: "
                                                f"{violations[position]}")]
+        expected = byte_level_spans(enc, texts, self.document)
+        wrong = sorted(i for i, span in expected.items() if enc.spans[i] != span)
+        if wrong:
+            position = wrong[0]
+            return [("oc-byte-fallback-spans", f"position {position}: byte-level token "
+                                               f"{enc.tokens[position]!r} at "
+                                               f"{enc.spans[position]}, its characters at "
+                                               f"{expected[position]}")]
         return []
 
     def _layout(self, obs: Observation, enc: Encoded, texts: tuple[str, ...]
