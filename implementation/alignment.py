@@ -2,14 +2,15 @@
 
 Upstream (``tokenizers``' ``NormalizedString``) keeps, for every normalized *byte*, the
 original byte range it came from. All the transformations this reference reproduces
-(Prepend, Replace, Metaspace) assign one alignment to a whole character, so keeping one
-alignment per normalized *character*, in original *character* offsets, is equivalent and
-is what the offset contract wants anyway.
+(Prepend, Replace, Metaspace, the Unicode forms, Lowercase, Strip) assign one alignment to
+a whole character, so keeping one alignment per normalized *character*, in original
+*character* offsets, is equivalent and is what the offset contract wants anyway.
 """
 
 from __future__ import annotations
 
 import operator
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 Span = tuple[int, int]
@@ -131,3 +132,45 @@ class NormalizedText:
             return False
         self.text = text.replace(target, content)
         return True
+
+    def transform(self, changes: Iterable[tuple[str, int]]) -> None:
+        """Upstream ``transform`` (from the start, no initial removal): the text becomes the
+        characters of ``changes``, each aligned by its change (``unicode_forms``).
+
+        A change of 0 or -N takes the alignment of the next character not yet replaced
+        (and N more vanish after it); a change of 1 is an insertion, aligned like the
+        character replaced last (upstream: the byte just before its offset). Where
+        characters are reordered, the alignments stay in place: the i-th replaced position
+        gives its alignment, not the character that moved there.
+        """
+        changes = list(changes)
+        old = self.alignments
+        if len(changes) == len(old) and all(change == 0 for _, change in changes):
+            self.text = "".join(char for char, _ in changes)  # one for one: alignments stay
+            return
+        aligned: list[Span] = []
+        position = 0
+        for _, change in changes:
+            if change > 0:
+                aligned.append(old[position - 1] if position else
+                               (self.original_start, self.original_start))
+            else:
+                aligned.append(old[position])
+                position += 1 - change
+        self.text = "".join(char for char, _ in changes)
+        self.alignments = aligned
+
+    def strip(self, left: bool, right: bool, is_space: Callable[[str], bool]) -> None:
+        """Upstream ``lrstrip``: leading and/or trailing ``is_space`` characters are removed
+        with their alignments; every other character keeps its own."""
+        text = self.text
+        start, end = 0, len(text)
+        if left:
+            while start < end and is_space(text[start]):
+                start += 1
+        if right:
+            while end > start and is_space(text[end - 1]):
+                end -= 1
+        if (start, end) != (0, len(text)):
+            self.text = text[start:end]
+            self.alignments = self.alignments[start:end]

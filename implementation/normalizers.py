@@ -1,7 +1,16 @@
-"""Normalizers: ``Sequence``, ``Prepend``, ``Replace``, each on a NormalizedText."""
+"""Normalizers, each on a NormalizedText: ``Sequence``, ``Prepend``, ``Replace``, the
+Unicode forms ``NFC``, ``NFD``, ``NFKC``, ``NFKD``, ``Lowercase`` and ``Strip``.
+
+JSON shapes are upstream's (tokenizers 0.23.1): the unit normalizers (the four forms and
+``Lowercase``) take no field and ignore any other; ``Strip`` requires the booleans
+``strip_left`` and ``strip_right`` (``null`` is a wrong type, as upstream says) and
+ignores other fields. How the Unicode ones align, and with which Unicode data:
+``unicode_forms`` and docs/decisions/0025-unicode-normalizers.md.
+"""
 
 from __future__ import annotations
 
+import unicodedata
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -9,8 +18,18 @@ from .alignment import NormalizedText
 from .errors import excerpt
 from .jsonfields import Node
 from .patterns import ReplacePattern, parse_replace_pattern
+from .unicode_forms import (
+    FORMS,
+    Form,
+    is_whitespace,
+    lowercase_changes,
+    normalization_changes,
+    tables_hold,
+)
+from .unicode_tables import UNIDATA_VERSION
 
-SUPPORTED = ("Sequence", "Prepend", "Replace")
+SUPPORTED = ("Sequence", "Prepend", "Replace", *FORMS, "Lowercase", "Strip")
+_FORM_NAMED: dict[str, Form] = {form: form for form in FORMS}
 
 
 class Normalizer(Protocol):
@@ -33,6 +52,38 @@ class Replace:
     def normalize(self, piece: NormalizedText) -> None:
         matches = [(a, b) for a, b, is_match in self.pattern.find_matches(piece.text) if is_match]
         piece.replace_ranges(matches, self.content)
+
+
+@dataclass(frozen=True, slots=True)
+class UnicodeForm:
+    """``NFC``, ``NFD``, ``NFKC`` or ``NFKD`` over the whole piece (marks are reordered
+    across character boundaries, as upstream does)."""
+
+    form: Form
+
+    def normalize(self, piece: NormalizedText) -> None:
+        if not piece.text.isascii():  # ASCII never decomposes nor composes
+            piece.transform(normalization_changes(piece.text, self.form))
+
+
+@dataclass(frozen=True, slots=True)
+class Lowercase:
+    """Upstream's per-character lowercase (a multi-character lowercase, like that of
+    ``İ``, aligns each extra character with its source)."""
+
+    def normalize(self, piece: NormalizedText) -> None:
+        piece.transform(lowercase_changes(piece.text))
+
+
+@dataclass(frozen=True, slots=True)
+class Strip:
+    """Removes leading (``strip_left``) and/or trailing (``strip_right``) whitespace."""
+
+    strip_left: bool
+    strip_right: bool
+
+    def normalize(self, piece: NormalizedText) -> None:
+        piece.strip(self.strip_left, self.strip_right, is_whitespace)
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,11 +115,37 @@ def normalizer_from_json(node: Node) -> Normalizer | None:
         return Prepend(node.field("prepend").str_())
     if kind == "Replace":
         return Replace(parse_replace_pattern(node.field("pattern")), node.field("content").str_())
+    if kind == "Strip":
+        return Strip(_required_bool(node, "strip_left"), _required_bool(node, "strip_right"))
+    form = _FORM_NAMED.get(kind)
+    if form is not None or kind == "Lowercase":
+        _check_unicode_data(node, kind)
+        return Lowercase() if form is None else UnicodeForm(form)
     node.fail(
         "unsupported-component",
         f"normalizer type {excerpt(kind)} is not reproduced (supported: {', '.join(SUPPORTED)})",
         "type",
     )
+
+
+def _required_bool(node: Node, key: str) -> bool:
+    """A boolean field that must be present; ``null`` is a wrong type, not an absence."""
+    if key not in node.obj():
+        node.fail("missing-field", f"required field {excerpt(key)} is missing", key)
+    return Node(node.obj()[key], node.child_path(key)).bool_()
+
+
+def _check_unicode_data(node: Node, kind: str) -> None:
+    """The Unicode normalizers are reproduced with the Unicode data their measured tables
+    hold for; under another Python's ``unicodedata`` they are refused by name."""
+    if not tables_hold():
+        node.fail(
+            "unsupported-component",
+            f"normalizer type {excerpt(kind)} is reproduced with Unicode data "
+            f"{UNIDATA_VERSION} only (this Python's unicodedata is "
+            f"{unicodedata.unidata_version}; docs/decisions/0025-unicode-normalizers.md)",
+            "type",
+        )
 
 
 def _required(node: Node) -> Normalizer:
