@@ -8,9 +8,10 @@ and a token's span runs from the first character its bytes come from to the end 
 last one. A word is judged only where its tokens' bytes spell the text exactly, word after
 word from the start of each input (added tokens in between covering their own slice),
 optionally after one space ``add_prefix_space`` inserted at the start of an input or right
-after an added token (it belongs to the character it stands in front of); anything else
-(a normalizer that changed the text, a pre-tokenizer before ``ByteLevel``, an unknown
-token) leaves the rest of that input unjudged.
+after an added token (it belongs to the character it stands in front of). A word that does
+not (a normalizer changed the text, a pre-tokenizer before ``ByteLevel`` inserted a space,
+an unknown token) is not judged, and the next word is read from where our span says it
+starts.
 
 **Upstream's trimming** (:func:`upstream_trimmed_spans`, ``byte_level.rs``
 ``process_offsets``): a token's leading and trailing space symbols (``Ġ`` or whitespace) are
@@ -79,7 +80,7 @@ def byte_level_spans(enc: Encoded, texts: Sequence[str], document: dict[str, Any
         if enc.word_ids[position] is None:
             if enc.special_mask[position] == 0:  # an added token found in the text
                 start, end = enc.spans[position]
-                fits = at == start and text[start:end] == enc.tokens[position]
+                fits = at in (start, None) and text[start:end] == enc.tokens[position]
                 cursor[sequence] = end if fits else None
                 if fits:
                     judged[position] = (start, end)
@@ -88,8 +89,9 @@ def byte_level_spans(enc: Encoded, texts: Sequence[str], document: dict[str, Any
         word = _word_positions(enc, position)
         after_added = position > 0 and enc.word_ids[position - 1] is None and (
             enc.special_mask[position - 1] == 0)
-        found = None if at is None else _word_spans(
-            enc, word, text, at, prefix_allowed and (at == 0 or after_added))
+        if at is None:  # after a word not judged: start again where ours says it starts
+            at = enc.spans[position][0]
+        found = _word_spans(enc, word, text, at, prefix_allowed and (at == 0 or after_added))
         if found is None:
             cursor[sequence] = None
         else:
