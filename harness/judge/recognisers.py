@@ -914,6 +914,78 @@ def _sectioned(document: dict[str, Any], obs: Observation) -> Outcome | None:
                    attention_mask=(1,) * len(ids))
 
 
+# -- how the subject turns token strings into ids ---------------------------------------
+def _added_by_string(document: dict[str, Any]) -> dict[str, Any] | None:
+    """Documents with added tokens: the subject looks every token string up in its map
+    of added tokens (raw contents and normalized forms) before the model vocabulary."""
+    return document if document.get("added_tokens") else None
+
+
+def _ids_by_string(document: dict[str, Any], obs: Observation, outcome: Outcome | None
+                   ) -> Outcome | None:
+    """Each token whose string is an added token's content, or the normalized form of a
+    normalized one, gets that token's id (later entries win, as in the subject's map)."""
+    if not isinstance(outcome, Encoded):
+        return outcome
+    handle = _upstream_handle(document)
+    if isinstance(handle, Refused | Crashed):
+        return None
+    has_normalizer = handle.tokenizer.normalizer is not None
+    by_string: dict[str, int] = {}
+    for entry in document.get("added_tokens") or ():
+        if not (isinstance(entry, dict) and isinstance(entry.get("id"), int)
+                and isinstance(entry.get("content"), str)):
+            continue
+        by_string[entry["content"]] = entry["id"]
+        if entry.get("normalized") is True and has_normalizer:
+            form = _normalized(handle, entry["content"])
+            if form is None:
+                return None
+            by_string[form] = entry["id"]
+    ids = tuple(by_string.get(token, token_id)
+                for token, token_id in zip(outcome.tokens, outcome.ids, strict=True))
+    return dataclasses.replace(outcome, ids=ids)
+
+
+def _shared_ids(document: dict[str, Any]) -> dict[str, int]:
+    """The vocabulary strings that share an id with an earlier string, each given a
+    fresh id past every id of the document (in vocabulary order)."""
+    vocab = _model(document).get("vocab")
+    if not isinstance(vocab, dict):
+        return {}
+    seen: set[int] = set()
+    fresh = max(_document_ids(document) | {-1}) + 1
+    moved: dict[str, int] = {}
+    for string, token_id in vocab.items():
+        if not isinstance(token_id, int) or isinstance(token_id, bool):
+            continue
+        if token_id in seen:
+            moved[string] = fresh
+            fresh += 1
+        seen.add(token_id)
+    return moved
+
+
+def _distinct_ids(document: dict[str, Any]) -> dict[str, Any] | None:
+    """Every vocabulary string with an id of its own (``_shared_ids``)."""
+    moved = _shared_ids(document)
+    if not moved:
+        return None
+    vocab = {string: moved.get(string, token_id)
+             for string, token_id in _model(document)["vocab"].items()}
+    return _with_model(document, vocab=vocab)
+
+
+def _shared_ids_folded(document: dict[str, Any], obs: Observation, outcome: Outcome | None
+                       ) -> Outcome | None:
+    """The fresh ids of ``_distinct_ids`` folded back onto the id their string shares."""
+    if not isinstance(outcome, Encoded):
+        return outcome
+    vocab = _model(document)["vocab"]
+    back = {fresh: vocab[string] for string, fresh in _shared_ids(document).items()}
+    return dataclasses.replace(outcome, ids=tuple(back.get(i, i) for i in outcome.ids))
+
+
 @dataclass(frozen=True)
 class Reading:
     """One way the subject reads a document differently: a change of the document for
@@ -955,8 +1027,12 @@ READINGS: Final[dict[str, Reading]] = {
     "unknown_ids_as_unk": Reading(_unknown_ids, operations=_DECODE, input=_unknown_as_unk),
     "unknown_ids_as_empty_pieces": Reading(_unknown_ids_empty, operations=_DECODE,
                                            input=_unknown_as_empty),
+    # The model's own strings as tokens, whatever id they share (ids folded back after).
+    "model_strings_for_shared_ids": Reading(_distinct_ids, _shared_ids_folded, _ENCODE),
     # Replays run section by section where nothing else explains the answer (``_reads``).
     _SECTIONS: Reading(_has_added_tokens, operations=_ENCODE, when=_text_sections),
+    # Last among encode readings: ids looked up by token string, added tokens first.
+    "added_ids_by_string": Reading(_added_by_string, _ids_by_string, _ENCODE),
     "empty_pair_as_none": Reading(_every_document, operations=_ENCODE, input=_pair_dropped,
                                   when=_empty_pair),
     # After the byte pieces are decoded: the subject replaces the suffix in the text its
@@ -984,6 +1060,9 @@ def _as_subject_reads(document: dict[str, Any], names: Sequence[str], obs: Obser
     class ``unk-byte-fallback-ordering`` explains every way it differs from upstream's
     (the upstream bug is all that separates them)."""
     changed, replayed = document, obs
+    if _SECTIONS in names:
+        # The section replay prepends per section itself: "first" must reach it as is.
+        names = [name for name in names if name != "metaspace_first_per_section"]
     for name in names:
         reading = READINGS[name]
         changed = reading.document(changed) or changed
