@@ -277,7 +277,10 @@ def test_upstream_loads_every_document_or_fails_on_a_declared_hazard(case: Case)
         for entry in case.document["added_tokens"]:
             assert outcome.tokenizer.token_to_id(entry["content"]) == entry["id"]
         return
-    assert any(label.startswith("merges:hazard") for label in features(case)), outcome
+    labels = features(case)
+    if "template:hazard" in labels and "PostProcessorWrapper" in outcome.message:
+        return  # a template upstream's deserializer refuses: a declared hazard
+    assert any(label.startswith("merges:hazard") for label in labels), outcome
     assert any(needle in outcome.message for needle in ALLOWED_LOAD_FAILURES), outcome
 
 

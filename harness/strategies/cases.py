@@ -127,7 +127,8 @@ def cases(profile: Profile | None = None, **constraints: Any) -> st.SearchStrate
 LLAMA_LIKE: dict[str, Any] = {
     "normalizer": "llama", "pre_tokenizer": "none", "decoder": ("llama", "byte-fallback"),
     "added_tokens": ("llama", "llama+extras"), "post_processor": "template",
-    "template_shape": "bos", "unk": "present", "byte_fallback": True, "fuse_unk": True,
+    "template_shape": "bos", "template_hazard": 0, "unk": "present", "byte_fallback": True,
+    "fuse_unk": True,
     "prefix": "none", "suffix": "none", "dropout": "null", "ignore_merges": False,
 }
 

@@ -138,7 +138,26 @@ def _pipeline_labels(document: Mapping[str, Any]) -> set[str]:
         names = post["special_tokens"]
         labels.add("template:" + ("plain" if not names else "bos" if len(names) == 1
                                   and len(post["single"]) == 2 else "bos-eos"))
+        if _template_malformed(post):
+            labels.add("template:hazard")
     return labels
+
+
+def _template_malformed(post: Mapping[str, Any]) -> bool:
+    """A template upstream's deserializer refuses (strategies' TEMPLATE_HAZARDS): a
+    string template, a piece with two keys, a sequence other than A/B, a negative type id."""
+    for name in ("single", "pair"):
+        pieces = post.get(name)
+        if not isinstance(pieces, list):
+            return True
+        for piece in pieces:
+            if not isinstance(piece, dict) or len(piece) != 1:
+                return True
+            (kind, body), = piece.items()
+            if body.get("type_id", 0) < 0 or (kind == "Sequence" and body.get("id")
+                                               not in ("A", "B")):
+                return True
+    return False
 
 
 def _added_labels(document: Mapping[str, Any]) -> set[str]:
