@@ -1,8 +1,9 @@
-"""Pre-tokenizers: ``Metaspace`` (every ``prepend_scheme`` x ``split``) and ``Sequence``."""
+"""Pre-tokenizers: ``Metaspace`` (every ``prepend_scheme`` x ``split``), ``ByteLevel``, the
+Split family (``Split`` with a String or an Oniguruma Regex pattern, ``Digits``,
+``Punctuation``, ``Whitespace``, ``WhitespaceSplit``: :mod:`.split`) and ``Sequence``."""
 
 from __future__ import annotations
 
-import itertools
 from dataclasses import dataclass
 from typing import Literal, Protocol
 
@@ -10,9 +11,10 @@ from .alignment import NormalizedText
 from .byte_level import ByteLevelPreTokenizer, byte_level_from_json
 from .errors import excerpt
 from .jsonfields import Node
+from .split import SPLIT_FAMILY, Pattern, find_matches, kept_ranges, split_family_from_json
 
 PrependScheme = Literal["always", "first", "never"]
-SUPPORTED = ("Metaspace", "Sequence", "ByteLevel")
+SUPPORTED = ("Metaspace", "Sequence", "ByteLevel", *SPLIT_FAMILY)
 
 
 class PreTokenizer(Protocol):
@@ -48,13 +50,8 @@ class Metaspace:
 def _split_merged_with_next(piece: NormalizedText, delimiter: str) -> list[NormalizedText]:
     """Upstream's ``split(char, MergedWithNext)``: each delimiter opens a new piece,
     except that of consecutive delimiters only the last one joins what follows."""
-    text = piece.text
-    bounds: list[int] = [0]
-    for i, c in enumerate(text):
-        if c == delimiter and i > 0:
-            bounds.append(i)
-    bounds.append(len(text))
-    return [piece.slice(a, b) for a, b in itertools.pairwise(bounds) if a < b]
+    parts = find_matches(Pattern(delimiter), piece.text)
+    return [piece.slice(a, b) for a, b in kept_ranges(parts, "MergedWithNext") if a < b]
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,6 +92,8 @@ def pre_tokenizer_from_json(node: Node) -> PreTokenizer | None:
         return metaspace_from_json(node)
     if kind == "ByteLevel":
         return ByteLevelPreTokenizer(byte_level_from_json(node))
+    if kind in SPLIT_FAMILY:
+        return split_family_from_json(node)
     if kind == "Sequence":
         children: list[PreTokenizer] = []
         for child in node.field("pretokenizers").elements():

@@ -22,7 +22,8 @@ LOAD_RULES: dict[str, str] = {
     "regex-backtracking": "A Replace Regex on which Python's re could backtrack without bound "
     "(two ways of reading the same text meet again before the end of the pattern: nested or "
     "overlapping repetition), or too large to analyse; upstream loads it and panics "
-    "(Oniguruma retry-limit-in-match) on long enough inputs.",
+    "(Oniguruma retry-limit-in-match) on long enough inputs. For a Split Regex (matched with "
+    "the regex package): the pattern is infinitely ambiguous (decision 0023).",
     # BPE model.
     "merge-malformed": "A merge entry is not a pair of strings nor a legacy 'a b' string.",
     "merge-out-of-vocabulary": "A merge part, or the merged result, is not in the vocabulary.",

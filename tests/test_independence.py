@@ -1,14 +1,30 @@
 """implementation/ is the independent side: it never imports tokenizers, and works
-with tokenizers made unimportable."""
+with tokenizers made unimportable. Besides the standard library it imports only the runtime
+dependencies pyproject.toml declares (docs/decisions/0023-regex-dependency.md)."""
 
 from __future__ import annotations
 
 import ast
+import re
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 IMPLEMENTATION = Path(__file__).resolve().parent.parent / "implementation"
+PYPROJECT = IMPLEMENTATION.parent / "pyproject.toml"
+
+
+def declared_dependencies() -> set[str]:
+    """The import names of ``[project] dependencies`` (each pinned exactly)."""
+    with PYPROJECT.open("rb") as handle:
+        requirements = tomllib.load(handle)["project"]["dependencies"]
+    names = set()
+    for requirement in requirements:
+        match = re.fullmatch(r"([A-Za-z0-9_.-]+)==[0-9][0-9A-Za-z.]*", requirement)
+        assert match, f"{requirement!r} is not pinned exactly"
+        names.add(match.group(1).lower().replace("-", "_"))
+    return names
 
 SCRIPT = """
 import sys
@@ -22,8 +38,12 @@ print("ok")
 """
 
 
-def test_imports_only_the_standard_library() -> None:
-    stdlib = set(sys.stdlib_module_names)
+def test_the_runtime_dependencies_are_regex_alone() -> None:
+    assert declared_dependencies() == {"regex"}
+
+
+def test_imports_only_the_standard_library_and_declared_dependencies() -> None:
+    stdlib = set(sys.stdlib_module_names) | declared_dependencies()
     for path in sorted(IMPLEMENTATION.rglob("*.py")):
         tree = ast.parse(path.read_text(encoding="utf-8"))
         for node in ast.walk(tree):
@@ -35,7 +55,8 @@ def test_imports_only_the_standard_library() -> None:
                 continue
             for name in names:
                 top = name.split(".")[0]
-                assert top in stdlib, f"{path.name} imports {name!r}, outside the stdlib"
+                assert top in stdlib, (f"{path.name} imports {name!r}, outside the stdlib "
+                                       "and the declared dependencies")
 
 
 def test_works_with_tokenizers_blocked() -> None:

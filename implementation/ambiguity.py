@@ -1,0 +1,342 @@
+"""Refusing Split regexes on which the ``regex`` package's backtracking could take time
+growing faster than the text (docs/decisions/0023-regex-dependency.md).
+
+``regex`` backtracks like Python's ``re``: a search explores, depth first, every way
+(*run*) the pattern can read the text until one reaches the end of the pattern. The
+analysis builds the position automaton of the translated tree (:mod:`.oniguruma`): each
+character-consuming :class:`~.oniguruma.CharSet` is a state, labelled with the exact set of
+code points it matches; edges are counted with multiplicity (two routes between the same
+states, as in ``(a*)*``, are two edges). A state is *terminal* when everything after it can
+match the empty string without passing an assertion: a run that reaches it has succeeded,
+so runs only cost while they stay among non-terminal states.
+
+Decision 0017 refuses any two runs that meet again among non-terminal states; that is too
+strict for the patterns of real files (GPT-4o's ``A?B*C+`` with overlapping ``A`` and
+``B`` meets once). Here the pattern is refused only when the non-terminal part of the
+automaton is *infinitely ambiguous* (Weber and Seidl):
+
+- exponentially (EDA): two different runs leave a state together and come back to it
+  together, reading the same text (``(a|a)*b``, ``(a+)+$``): the runs double at every
+  round. In the product of the automaton with itself, a diverging step lies on a cycle.
+- polynomially (IDA): states ``p != q`` with ``p -v-> p``, ``p -v-> q``, ``q -v-> q`` for
+  one text ``v`` (``a*a*b``, ``.*x.*y``, ``\\s*\\n\\s*x``): the runs grow with the text.
+
+Otherwise the number of runs reading any text to any state is bounded by a constant of the
+pattern, and a failing search from one start costs at most that constant times the text
+length. Possessive and atomic forms are analysed as greedy ones (they only cut runs), a
+counted repeat ``x{n,m}`` with ``m >= 2`` as ``x+`` or ``x*``, and each look-around body as
+a pattern of its own (assertions count as always true around it): all conservative.
+The analysis refuses, as too complex, past a fixed budget of work.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+import regex  # type: ignore[import-untyped, unused-ignore]
+
+from .oniguruma import (
+    Alternation,
+    Assertion,
+    CharSet,
+    Group,
+    Look,
+    Node,
+    Repeat,
+    Sequence,
+)
+from .regex_safety import BacktrackingRiskError
+
+#: Product-automaton steps the analysis may take before refusing a pattern.
+WORK_BUDGET = 1_000_000
+_MANY = 2  # route counts are capped here: only "one" or "more than one" matters
+
+Intervals = tuple[tuple[int, int], ...]
+T = TypeVar("T")
+
+
+def _cap(n: int) -> int:
+    return n if n < _MANY else _MANY
+
+
+@functools.cache
+def _every_code_point() -> str:
+    """The string whose character at index ``i`` is ``chr(i)``, for every code point."""
+    return "".join(map(chr, range(0x110000)))
+
+
+@functools.cache
+def label(charset: CharSet) -> Intervals:
+    """The code points ``charset`` matches, as sorted inclusive ranges."""
+    if charset.literal is not None:
+        return ((charset.literal, charset.literal),)
+    runs: Any = regex.compile(f"(?:{charset.source})+")
+    spans: list[tuple[int, int]] = [m.span() for m in runs.finditer(_every_code_point())]
+    return tuple((start, end - 1) for start, end in spans)
+
+
+def _intersection(a: Intervals, b: Intervals) -> Intervals:
+    out: list[tuple[int, int]] = []
+    i = j = 0
+    while i < len(a) and j < len(b):
+        lo, hi = max(a[i][0], b[j][0]), min(a[i][1], b[j][1])
+        if lo <= hi:
+            out.append((lo, hi))
+        if a[i][1] < b[j][1]:
+            i += 1
+        else:
+            j += 1
+    return tuple(out)
+
+
+@dataclass
+class _Fragment:
+    """Glushkov sets of a sub-pattern, with route counts (capped at 2)."""
+
+    first: dict[int, int] = field(default_factory=dict)
+    last: dict[int, int] = field(default_factory=dict)
+    #: States after which the rest of the fragment can match empty without an assertion.
+    last_free: set[int] = field(default_factory=set)
+    #: Routes through the fragment that read nothing.
+    empty: int = 1
+    #: Whether one of them passes no assertion.
+    empty_free: bool = True
+
+
+def _add(into: dict[int, int], other: dict[int, int], factor: int = 1) -> None:
+    for key, count in other.items():
+        into[key] = _cap(into.get(key, 0) + count * factor)
+
+
+class _Automaton:
+    def __init__(self) -> None:
+        self.labels: list[Intervals] = [()]  # state 0 is the start
+        self.follow: list[dict[int, int]] = [{}]
+        self.look_bodies: list[Node] = []
+
+    def link(self, sources: dict[int, int], targets: dict[int, int]) -> None:
+        for source, count in sources.items():
+            _add(self.follow[source], targets, count)
+
+    def build(self, node: Node) -> _Fragment:
+        if isinstance(node, CharSet):
+            state = len(self.labels)
+            self.labels.append(label(node))
+            self.follow.append({})
+            return _Fragment({state: 1}, {state: 1}, {state}, 0, False)
+        if isinstance(node, Assertion):
+            return _Fragment(empty_free=False)
+        if isinstance(node, Look):
+            self.look_bodies.append(node.body)
+            return _Fragment(empty_free=False)
+        if isinstance(node, Group):
+            return self.build(node.body)
+        if isinstance(node, Sequence):
+            return self.sequence(node.items)
+        if isinstance(node, Alternation):
+            return self.alternation(node.branches)
+        return self.repeat(node)
+
+    def sequence(self, items: Iterable[Node]) -> _Fragment:
+        out = _Fragment()
+        for item in items:
+            part = self.build(item)
+            self.link(out.last, part.first)
+            first = dict(out.first)
+            _add(first, part.first, out.empty)
+            last = dict(part.last)
+            _add(last, out.last, part.empty)
+            last_free = set(part.last_free)
+            if part.empty_free:
+                last_free |= out.last_free
+            out = _Fragment(first, last, last_free, _cap(out.empty * part.empty),
+                            out.empty_free and part.empty_free)
+        return out
+
+    def alternation(self, branches: Iterable[Node]) -> _Fragment:
+        out = _Fragment(empty=0, empty_free=False)
+        for branch in branches:
+            part = self.build(branch)
+            _add(out.first, part.first)
+            _add(out.last, part.last)
+            out.last_free |= part.last_free
+            out.empty = _cap(out.empty + part.empty)
+            out.empty_free = out.empty_free or part.empty_free
+        return out
+
+    def repeat(self, node: Repeat) -> _Fragment:
+        part = self.build(node.body)
+        if node.high is None or node.high >= 2:
+            self.link(part.last, part.first)
+        if node.low == 0:
+            return _Fragment(part.first, part.last, part.last_free, _cap(1 + part.empty), True)
+        return part
+
+
+def check_backtracking(root: Node) -> None:
+    """Raise :class:`BacktrackingRiskError` when ``root`` is infinitely ambiguous among its
+    non-terminal states (see the module docstring); return None otherwise."""
+    pending = [root]
+    budget = [WORK_BUDGET]
+    while pending:
+        automaton = _Automaton()
+        fragment = automaton.build(pending.pop())
+        automaton.follow[0] = dict(fragment.first)
+        _Analysis(automaton, fragment.last_free, budget).check()
+        pending.extend(automaton.look_bodies)
+
+
+class _Analysis:
+    def __init__(self, automaton: _Automaton, terminal: set[int], budget: list[int]) -> None:
+        self.labels = automaton.labels
+        self.budget = budget
+        #: Edges among non-terminal states: reaching a terminal state ends the cost.
+        self.edges: list[dict[int, int]] = [
+            {target: count for target, count in follow.items() if target not in terminal}
+            for follow in automaton.follow]
+
+    def spend(self, amount: int = 1) -> None:
+        self.budget[0] -= amount
+        if self.budget[0] < 0:
+            raise BacktrackingRiskError("too complex to analyse")
+
+    def check(self) -> None:
+        self.exponential()
+        self.polynomial()
+
+    # -- EDA: a diverging step of the pair automaton on one of its cycles -------------------
+    def exponential(self) -> None:
+        # Runs start together at the start and at every state (after a terminal state the
+        # search goes on exploring, greedily, before it succeeds there).
+        stack = [(s, s) for s in range(len(self.labels))]
+        graph: dict[tuple[int, int], list[tuple[int, int]]] = {pair: [] for pair in stack}
+        diverging: list[tuple[tuple[int, int], tuple[int, int]]] = []
+        while stack:
+            pair = stack.pop()
+            p, q = pair
+            for p2, count_p in self.edges[p].items():
+                for q2 in self.edges[q]:
+                    self.spend()
+                    if p2 != q2 and not _intersection(self.labels[p2], self.labels[q2]):
+                        continue
+                    target = (p2, q2)
+                    graph[pair].append(target)
+                    if p == q and (p2 != q2 or count_p > 1):
+                        diverging.append((pair, target))
+                    if target not in graph:
+                        graph[target] = []
+                        stack.append(target)
+        component = _components(graph)
+        for source, target in diverging:
+            if component[source] == component[target]:
+                raise BacktrackingRiskError(
+                    "two ways of reading the same text leave a point of the pattern together "
+                    "and come back to it (nested or overlapping repetition): exponential")
+
+    # -- IDA: p -v-> p, p -v-> q, q -v-> q ------------------------------------------------
+    def polynomial(self) -> None:
+        graph = {state: list(targets) for state, targets in enumerate(self.edges)}
+        component = _components(graph)
+        members: dict[int, set[int]] = {}
+        for state, comp in component.items():
+            members.setdefault(comp, set()).add(state)
+        cyclic = [s for s in graph if len(members[component[s]]) > 1 or s in self.edges[s]]
+        reach = {s: _reachable(graph, s) for s in cyclic}
+        for q in cyclic:
+            sources = [p for p in cyclic if p != q and q in reach[p]]
+            if not sources:
+                continue
+            to_q = {s for s in graph if q in _reachable(graph, s)}
+            for p in sources:
+                self._triple(p, q, members[component[p]], members[component[q]],
+                             reach[p] & to_q)
+
+    def _triple(self, p: int, q: int, around_p: set[int], around_q: set[int],
+                between: set[int]) -> None:
+        goal = (p, q, q)
+        seen = {(p, p, q)}
+        stack = [(p, p, q)]
+        while stack:
+            a, b, c = stack.pop()
+            for a2 in self.edges[a]:
+                if a2 not in around_p:
+                    continue
+                for b2 in self.edges[b]:
+                    if b2 not in between:
+                        continue
+                    common = _intersection(self.labels[a2], self.labels[b2])
+                    if not common:
+                        continue
+                    for c2 in self.edges[c]:
+                        self.spend()
+                        if c2 not in around_q or not _intersection(common, self.labels[c2]):
+                            continue
+                        node = (a2, b2, c2)
+                        if node == goal:
+                            raise BacktrackingRiskError(
+                                "two loops over the same text follow one another (e.g. "
+                                "a*a*b): the ways of reading a text grow with its length")
+                        if node not in seen:
+                            seen.add(node)
+                            stack.append(node)
+
+
+def _reachable(graph: dict[int, list[int]], start: int) -> set[int]:
+    seen = {start}
+    stack = [start]
+    while stack:
+        for target in graph[stack.pop()]:
+            if target not in seen:
+                seen.add(target)
+                stack.append(target)
+    return seen
+
+
+def _components(graph: dict[T, list[T]]) -> dict[T, int]:
+    """Strongly connected components (iterative Tarjan): node -> component number."""
+    index: dict[T, int] = {}
+    low: dict[T, int] = {}
+    on_stack: set[T] = set()
+    stack: list[T] = []
+    component: dict[T, int] = {}
+    counter = 0
+    found = 0
+    for root in graph:
+        if root in index:
+            continue
+        work: list[tuple[T, int]] = [(root, 0)]
+        index[root] = low[root] = counter
+        counter += 1
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, i = work[-1]
+            targets = graph[node]
+            if i < len(targets):
+                work[-1] = (node, i + 1)
+                target = targets[i]
+                if target not in index:
+                    index[target] = low[target] = counter
+                    counter += 1
+                    stack.append(target)
+                    on_stack.add(target)
+                    work.append((target, 0))
+                elif target in on_stack:
+                    low[node] = min(low[node], index[target])
+                continue
+            work.pop()
+            if work:
+                parent = work[-1][0]
+                low[parent] = min(low[parent], low[node])
+            if low[node] == index[node]:
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    component[member] = found
+                    if member == node:
+                        break
+                found += 1
+    return component

@@ -1,0 +1,552 @@
+"""Oniguruma patterns of Split pre-tokenizers, translated for the ``regex`` package.
+
+Upstream compiles a Split ``{"Regex": ...}`` with the ``onig`` crate, whose default syntax
+is Oniguruma's Ruby syntax (no options: ``.`` stops at a line feed, ``^``/``$`` are line
+anchors, ``(?m:...)`` is what other engines call dot-all). The reference parses the source
+into a small tree (:class:`CharSet`, :class:`Sequence`, :class:`Alternation`,
+:class:`Repeat`, :class:`Group`, :class:`Look`, :class:`Assertion`) and emits ``regex``
+syntax that matches exactly what Oniguruma matches. Only an allow-list is accepted;
+anything else raises :class:`UnsupportedRegexError` (docs/decisions/0023-regex-dependency.md):
+
+- literals; ``.``; ``|``; groups ``(``, ``(?:``, atomic ``(?>``; look-ahead ``(?=``,
+  ``(?!``; look-behind ``(?<=``, ``(?<!`` over fixed-length alternatives of single
+  characters; ``(?i:...)`` over alternatives of ASCII literals;
+- ``*``, ``+``, ``?`` (lazy with ``?``, possessive with ``+``); ``{n}``, ``{n,}``,
+  ``{n,m}``, ``{,m}`` (lazy with ``?`` except ``{n}?``, which Ruby syntax reads as
+  ``(?:x{n})?``; Ruby syntax reads ``{n,m}+`` as ``(?:x{n,m})+``, not possessive);
+- anchors ``^``, ``$``, ``\\A``, ``\\z``, ``\\Z``;
+- escapes ``\\t \\n \\r \\f \\v \\a \\e \\xHH \\uHHHH``, escaped ASCII punctuation,
+  ``\\s \\S \\d \\D \\w \\W \\h \\H`` and ``\\p{..}``/``\\P{..}``/``\\p{^..}`` with a name of
+  :data:`PROPERTY_NAMES`; flat classes of characters, ranges and those escapes.
+
+Refused, among others: back-references, named groups, inline options other than
+``(?i:``, ``\\b \\B \\G \\K \\R \\X \\N \\O``, POSIX brackets, nested classes and ``&&``,
+stacked quantifiers, a quantifier on something that can match the empty string (an
+anchor, a look-around, an empty group), and repeats Oniguruma itself refuses.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from dataclasses import dataclass
+from typing import Literal
+
+from .char_classes import (
+    HEX_DIGIT_ITEMS,
+    ONIG_DOT,
+    ONIG_WORD_ITEMS,
+    ONIG_WORD_OUTSIDE_ITEMS,
+    WHITE_SPACE_ITEMS,
+    code_point,
+)
+from .patterns import UnsupportedRegexError
+
+#: ``\\p{..}`` names accepted (exactly as spelled here): each means the same code points in
+#: Oniguruma and in ``regex`` (measured over every code point, see the tests).
+PROPERTY_NAMES: frozenset[str] = frozenset({
+    "L", "LC", "Lu", "Ll", "Lt", "Lm", "Lo",
+    "M", "Mn", "Mc", "Me",
+    "N", "Nd", "Nl", "No",
+    "P", "Pc", "Pd", "Ps", "Pe", "Pi", "Pf", "Po",
+    "S", "Sm", "Sc", "Sk", "So",
+    "Z", "Zs", "Zl", "Zp",
+    "C", "Cc", "Cf", "Co", "Cn",
+    "Han", "Hiragana", "Katakana", "Hangul", "Latin",
+})
+#: Deeper group nesting is refused (well below Python's recursion limit).
+MAX_NESTING = 100
+_MAX_REPEAT = 100_000  # ONIG_MAX_REPEAT_NUM
+_INTERVAL = re.compile(r"\{([0-9]*)(,?)([0-9]*)\}")
+_HEX_DIGITS = frozenset("0123456789abcdefABCDEF")
+_CONTROL_ESCAPES = {
+    "t": "\t", "n": "\n", "r": "\r", "f": "\f", "v": "\x0b", "a": "\x07", "e": "\x1b",
+}
+#: Class escapes usable inside and outside a class: their ``regex`` class items.
+_CLASS_ESCAPES = {
+    "s": WHITE_SPACE_ITEMS, "S": r"\S", "d": r"\p{Nd}", "D": r"\P{Nd}",
+    "w": ONIG_WORD_ITEMS, "h": HEX_DIGIT_ITEMS,
+}
+#: Class escapes that mean something else outside a class (Oniguruma's ``\\w`` there takes
+#: six Latin-1 numbers more), and those only usable there (negated unions).
+_OUTSIDE_ESCAPES = {"w": f"[{ONIG_WORD_OUTSIDE_ITEMS}]", "W": f"[^{ONIG_WORD_OUTSIDE_ITEMS}]",
+                    "H": f"[^{HEX_DIGIT_ITEMS}]"}
+_NEGATED_ESCAPES = frozenset("WH")
+_ANCHORS = {"^": r"(?<![^\n])(?!(?<=\n)\Z)", "$": r"(?=\n|\Z)"}
+_ANCHOR_ESCAPES = {"A": r"\A", "z": r"\Z", "Z": r"(?=\n?\Z)"}
+_QUANTIFIER_STARTS = frozenset("*+?{")
+#: Outside a class these are syntax; as literals they must be escaped.
+_SPECIAL = frozenset("\\^$.|?*+()[]{}")
+
+Mode = Literal["greedy", "lazy", "possessive"]
+
+
+# -- the tree ---------------------------------------------------------------------------------
+
+@dataclass(frozen=True, slots=True)
+class CharSet:
+    """One character out of a set: ``source`` is its ``regex`` syntax; ``literal`` its code
+    point when it is a single character."""
+
+    source: str
+    literal: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Sequence:
+    items: tuple[Node, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Alternation:
+    branches: tuple[Node, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Repeat:
+    body: Node
+    low: int
+    high: int | None  # None: unbounded
+    mode: Mode = "greedy"
+
+
+@dataclass(frozen=True, slots=True)
+class Group:
+    body: Node
+    atomic: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Look:
+    body: Node
+    behind: bool
+    negative: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Assertion:
+    """An anchor (``^``, ``$``, ``\\A``...): ``source`` is its ``regex`` syntax."""
+
+    source: str
+
+
+Node = CharSet | Sequence | Alternation | Repeat | Group | Look | Assertion
+
+
+def nullable(node: Node) -> bool:
+    """Whether ``node`` can match the empty string."""
+    if isinstance(node, CharSet):
+        return False
+    if isinstance(node, Assertion | Look):
+        return True
+    if isinstance(node, Sequence):
+        return all(nullable(item) for item in node.items)
+    if isinstance(node, Alternation):
+        return any(nullable(branch) for branch in node.branches)
+    if isinstance(node, Repeat):
+        return node.low == 0 or nullable(node.body)
+    return nullable(node.body)
+
+
+# -- emitting regex syntax --------------------------------------------------------------------
+
+def emit(node: Node) -> str:
+    """``node`` in ``regex`` syntax (version 0, no flags)."""
+    if isinstance(node, CharSet | Assertion):
+        return node.source
+    if isinstance(node, Sequence):
+        return "".join(emit(item) for item in node.items)
+    if isinstance(node, Alternation):
+        return "|".join(emit(branch) for branch in node.branches)
+    if isinstance(node, Group):
+        return ("(?>" if node.atomic else "(?:") + emit(node.body) + ")"
+    if isinstance(node, Look):
+        opener = "(?<" if node.behind else "(?"
+        return opener + ("!" if node.negative else "=") + emit(node.body) + ")"
+    body = emit(node.body)
+    if not isinstance(node.body, CharSet):
+        body = f"(?:{body})"
+    return body + _quantifier(node.low, node.high) + {"greedy": "", "lazy": "?",
+                                                       "possessive": "+"}[node.mode]
+
+
+def _quantifier(low: int, high: int | None) -> str:
+    if (low, high) == (0, None):
+        return "*"
+    if (low, high) == (1, None):
+        return "+"
+    if (low, high) == (0, 1):
+        return "?"
+    if high is None:
+        return f"{{{low},}}"
+    return f"{{{low}}}" if low == high else f"{{{low},{high}}}"
+
+
+def literal(char: str) -> CharSet:
+    """A CharSet matching exactly ``char``."""
+    if char.isascii() and char.isalnum():
+        return CharSet(char, ord(char))
+    return CharSet(code_point(ord(char)), ord(char))
+
+
+# -- case folding for (?i:...) ----------------------------------------------------------------
+
+@functools.cache
+def _folds() -> tuple[dict[str, str], frozenset[str]]:
+    """For each ASCII letter, the class items of the characters whose case folding is that
+    letter (``s``: ``sSſ``; ``k``: ``kKK``); and every ASCII string of two or more
+    characters that is the full case folding of one character (``ss``: ``ß``; ``st``)."""
+    letters: dict[str, list[int]] = {}
+    multi: set[str] = set()
+    for cp in range(0x110000):
+        if 0xD800 <= cp < 0xE000:
+            continue
+        folded = chr(cp).casefold()
+        if not folded.isascii() or not folded.isalpha():
+            continue
+        if len(folded) == 1:
+            letters.setdefault(folded, []).append(cp)
+        else:
+            multi.add(folded)
+    items = {letter: "".join(code_point(cp) for cp in sorted(cps))
+             for letter, cps in letters.items()}
+    return items, frozenset(multi)
+
+
+def _case_insensitive(char: str) -> CharSet:
+    items, _ = _folds()
+    folded = char.casefold()
+    if not (char.isascii() and char.isalpha()):
+        return literal(char)
+    return CharSet(f"[{items[folded]}]")
+
+
+# -- the parser -------------------------------------------------------------------------------
+
+class _Parser:
+    def __init__(self, source: str) -> None:
+        self.src = source
+        self.pos = 0
+        self.depth = 0
+
+    def parse(self) -> Node:
+        node = self._alternation()
+        if self.pos < len(self.src):  # only a ')' stops an alternation early
+            raise UnsupportedRegexError(f"unbalanced ')' at offset {self.pos}")
+        return node
+
+    def _peek(self, offset: int = 0) -> str:
+        at = self.pos + offset
+        return self.src[at] if at < len(self.src) else ""
+
+    def _alternation(self) -> Node:
+        branches = [self._sequence()]
+        while self._peek() == "|":
+            self.pos += 1
+            branches.append(self._sequence())
+        return branches[0] if len(branches) == 1 else Alternation(tuple(branches))
+
+    def _sequence(self) -> Node:
+        items: list[Node] = []
+        while self.pos < len(self.src) and self._peek() not in "|)":
+            if self._peek() in _QUANTIFIER_STARTS:
+                raise UnsupportedRegexError(
+                    f"quantifier without a target at offset {self.pos}")
+            items.append(self._quantified(self._atom()))
+        return items[0] if len(items) == 1 else Sequence(tuple(items))
+
+    # -- atoms ------------------------------------------------------------------------------
+    def _atom(self) -> Node:
+        char = self._peek()
+        if char == "(":
+            return self._group()
+        if char == "[":
+            return self._char_class()
+        if char == "\\":
+            return self._escape()
+        self.pos += 1
+        if char in _ANCHORS:
+            return Assertion(_ANCHORS[char])
+        if char == ".":
+            return CharSet(ONIG_DOT)
+        if char in "]}":
+            raise UnsupportedRegexError(f"unescaped {char!r} at offset {self.pos - 1}")
+        return literal(char)
+
+    def _group(self) -> Node:
+        start = self.pos
+        self.depth += 1
+        if self.depth > MAX_NESTING:
+            raise UnsupportedRegexError(f"groups nested more than {MAX_NESTING} deep")
+        rest = self.src[start:start + 4]
+        node: Node
+        if rest.startswith("(?i:"):
+            self.pos += 4
+            node = self._case_insensitive_body()
+        elif rest.startswith(("(?<=", "(?<!")):
+            self.pos += 4
+            body = self._alternation()
+            _check_look_behind(body)
+            node = Look(body, behind=True, negative=rest[3] == "!")
+        elif rest.startswith(("(?=", "(?!")):
+            self.pos += 3
+            node = Look(self._alternation(), behind=False, negative=rest[2] == "!")
+        elif rest.startswith(("(?:", "(?>")):
+            self.pos += 3
+            node = Group(self._alternation(), atomic=rest[2] == ">")
+        elif rest.startswith("(?"):
+            raise UnsupportedRegexError(f"group construct {rest!r} at offset {start}")
+        else:
+            self.pos += 1
+            node = Group(self._alternation())
+        if self._peek() != ")":
+            raise UnsupportedRegexError(f"unbalanced '(' at offset {start}")
+        self.pos += 1
+        self.depth -= 1
+        return node
+
+    def _case_insensitive_body(self) -> Node:
+        """``(?i:`` over alternatives of ASCII literal characters (each letter becomes the
+        class of the characters folding to it); refused where Oniguruma's multi-character
+        folding could match one character for two (``(?i:ss)`` matches ``ß``)."""
+        _, multi = _folds()
+        branches: list[Node] = []
+        chars: list[str] = []
+        while True:
+            char = self._peek()
+            if char in ("|", ")", ""):
+                word = "".join(chars).casefold()
+                if any(fold in word for fold in multi):
+                    raise UnsupportedRegexError(
+                        f"(?i:...) alternative {''.join(chars)!r}: Oniguruma folds "
+                        "a character to several of its letters")
+                items = [_case_insensitive(c) for c in chars]
+                branches.append(items[0] if len(items) == 1 else Sequence(tuple(items)))
+                if char != "|":
+                    break
+                self.pos += 1
+                chars = []
+                continue
+            if char == "\\" and _is_ascii_punctuation(self._peek(1)):
+                chars.append(self._peek(1))
+                self.pos += 2
+            elif char.isascii() and char.isprintable() and char not in _SPECIAL:
+                chars.append(char)
+                self.pos += 1
+            else:
+                raise UnsupportedRegexError(
+                    f"(?i:...) holding {char!r} at offset {self.pos}: only ASCII literals "
+                    "and '|' are reproduced there")
+        body = branches[0] if len(branches) == 1 else Alternation(tuple(branches))
+        return Group(body)
+
+    # -- quantifiers ------------------------------------------------------------------------
+    def _quantified(self, atom: Node) -> Node:
+        char = self._peek()
+        if char not in _QUANTIFIER_STARTS:
+            return atom
+        at = self.pos
+        if isinstance(atom, Assertion | Look) or nullable(atom):
+            raise UnsupportedRegexError(
+                f"quantifier at offset {at} on something that can match the empty string")
+        low, high, interval = self._quantifier_body()
+        suffix = self._peek()
+        node: Node
+        if suffix == "?" and interval and low == high:  # Ruby: x{n}? is (?:x{n})?
+            self.pos += 1
+            node = Repeat(Repeat(atom, low, high), 0, 1)
+        elif suffix == "+" and interval:  # Ruby: x{n,m}+ is (?:x{n,m})+, not possessive
+            self.pos += 1
+            node = Repeat(Repeat(atom, low, high), 1, None)
+        elif suffix in ("?", "+"):
+            self.pos += 1
+            node = Repeat(atom, low, high, "lazy" if suffix == "?" else "possessive")
+        else:
+            node = Repeat(atom, low, high)
+        if self._peek() in _QUANTIFIER_STARTS:
+            raise UnsupportedRegexError(f"stacked quantifiers at offset {self.pos}")
+        return node
+
+    def _quantifier_body(self) -> tuple[int, int | None, bool]:
+        """``(low, high, written as an interval)``, past the quantifier."""
+        char = self._peek()
+        if char != "{":
+            self.pos += 1
+            return {"*": (0, None, False), "+": (1, None, False), "?": (0, 1, False)}[char]
+        match = _INTERVAL.match(self.src, self.pos)
+        if match is None or not (match.group(1) or match.group(3)):
+            raise UnsupportedRegexError(f"'{{' that is not an interval at offset {self.pos}")
+        low_text, comma, high_text = match.groups()
+        if any(len(n.lstrip("0")) > 6 for n in (low_text, high_text)):
+            raise UnsupportedRegexError("repeat count above 100000")
+        low = int(low_text or "0")
+        high = (int(high_text) if high_text else None) if comma else low
+        if low > _MAX_REPEAT or (high is not None and high > _MAX_REPEAT):
+            raise UnsupportedRegexError("repeat count above 100000")
+        if high is not None and (low > high or high == 0):
+            raise UnsupportedRegexError(f"interval {match.group(0)!r} (min > max, or max 0)")
+        self.pos = match.end()
+        return low, high, True
+
+    # -- escapes ----------------------------------------------------------------------------
+    def _escape(self) -> Node:
+        letter = self._peek(1)
+        if letter in _ANCHOR_ESCAPES:
+            self.pos += 2
+            return Assertion(_ANCHOR_ESCAPES[letter])
+        if letter in _OUTSIDE_ESCAPES:
+            self.pos += 2
+            return CharSet(_OUTSIDE_ESCAPES[letter])
+        items = self._class_escape()
+        if items is not None:
+            return CharSet(f"[{items}]")
+        return literal(self._escaped_char())
+
+    def _class_escape(self) -> str | None:
+        """The class items of ``\\s \\S \\d \\D \\w \\h \\p{..} \\P{..}`` at the cursor
+        (advancing past it), or None for an escape of one character."""
+        letter = self._peek(1)
+        if letter in _CLASS_ESCAPES:
+            self.pos += 2
+            return _CLASS_ESCAPES[letter]
+        if letter in "pP":
+            return self._property()
+        return None
+
+    def _property(self) -> str:
+        negate = self._peek(1) == "P"
+        if self._peek(2) != "{":
+            raise UnsupportedRegexError(f"property escape without braces at offset {self.pos}")
+        end = self.src.find("}", self.pos + 3)
+        if end == -1:
+            raise UnsupportedRegexError(f"unterminated property name at offset {self.pos}")
+        name = self.src[self.pos + 3:end]
+        if name.startswith("^"):
+            if negate:
+                raise UnsupportedRegexError("'\\P{^..}' (double negation)")
+            negate, name = True, name[1:]
+        if name not in PROPERTY_NAMES:
+            raise UnsupportedRegexError(
+                f"property {name[:40]!r} (reproduced: {', '.join(sorted(PROPERTY_NAMES))})")
+        self.pos = end + 1
+        return ("\\P{" if negate else "\\p{") + name + "}"
+
+    def _escaped_char(self) -> str:
+        """A backslash escape standing for one character; advances past it."""
+        letter = self._peek(1)
+        if letter == "":
+            raise UnsupportedRegexError("trailing backslash")
+        if letter in _CONTROL_ESCAPES:
+            self.pos += 2
+            return _CONTROL_ESCAPES[letter]
+        if letter in "xu":
+            width = 4 if letter == "u" else 2
+            digits = self.src[self.pos + 2:self.pos + 2 + width]
+            if len(digits) != width or any(c not in _HEX_DIGITS for c in digits):
+                raise UnsupportedRegexError(
+                    f"'\\{letter}' not followed by {width} hex digits at offset {self.pos}")
+            value = int(digits, 16)
+            if 0xD800 <= value < 0xE000:
+                raise UnsupportedRegexError("surrogate code point escape")
+            self.pos += 2 + width
+            return chr(value)
+        if _is_ascii_punctuation(letter):
+            self.pos += 2
+            return letter
+        raise UnsupportedRegexError(f"escape '\\{letter}' at offset {self.pos}")
+
+    # -- character classes ------------------------------------------------------------------
+    def _char_class(self) -> CharSet:
+        start = self.pos
+        self.pos += 1
+        negate = self._peek() == "^"
+        self.pos += int(negate)
+        items: list[str] = []
+        while True:
+            char = self._peek()
+            if char == "":
+                raise UnsupportedRegexError(f"unterminated character class at offset {start}")
+            if char == "]":
+                if not items:
+                    raise UnsupportedRegexError(
+                        f"empty class or leading ']' at offset {start}")
+                self.pos += 1
+                break
+            items.append(self._class_item(first=not items))
+        body = "".join(items)
+        if not negate and len(items) == 1 and len(body) == 1:
+            return literal(body)
+        return CharSet("[" + ("^" if negate else "") + body + "]")
+
+    def _class_item(self, *, first: bool) -> str:
+        char = self._peek()
+        if char == "[" or self.src.startswith("&&", self.pos):
+            raise UnsupportedRegexError(
+                f"nested class, POSIX bracket or '&&' at offset {self.pos}")
+        if char == "\\":
+            if self._peek(1) in _NEGATED_ESCAPES or self._peek(1) == "b":
+                raise UnsupportedRegexError(
+                    f"'\\{self._peek(1)}' inside a class at offset {self.pos}")
+            items = self._class_escape()
+            if items is not None:
+                if self._at_range_dash():
+                    raise UnsupportedRegexError(
+                        f"'-' after a class escape at offset {self.pos}")
+                return items
+        low, low_escaped = self._class_char()
+        bare_dash = low == "-" and not low_escaped
+        if bare_dash and not first and self._peek() != "]":
+            raise UnsupportedRegexError(
+                f"'-' inside a class at offset {self.pos - 1}: neither first, last nor a range")
+        if not self._at_range_dash():
+            return code_point(ord(low))
+        if bare_dash:
+            raise UnsupportedRegexError(f"class range starting with '-' at offset {self.pos}")
+        self.pos += 1
+        if self._peek() == "\\" and self._peek(1) in (*_CLASS_ESCAPES, "p", "P",
+                                                     *_NEGATED_ESCAPES):
+            raise UnsupportedRegexError(f"class range ending in a class escape at {self.pos}")
+        high, high_escaped = self._class_char()
+        if (high == "-" and not high_escaped) or high < low:
+            raise UnsupportedRegexError(f"class range {low!r}-{high!r}")
+        if self._at_range_dash():
+            raise UnsupportedRegexError(f"'-' after a range at offset {self.pos}")
+        return f"{code_point(ord(low))}-{code_point(ord(high))}"
+
+    def _at_range_dash(self) -> bool:
+        return self._peek() == "-" and self._peek(1) != "]"
+
+    def _class_char(self) -> tuple[str, bool]:
+        """One class character and whether it was written as an escape."""
+        char = self._peek()
+        if char == "":
+            raise UnsupportedRegexError("unterminated character class")
+        if char == "[":
+            raise UnsupportedRegexError(f"nested class at offset {self.pos}")
+        if char == "\\":
+            return self._escaped_char(), True
+        self.pos += 1
+        return char, False
+
+
+def _is_ascii_punctuation(char: str) -> bool:
+    return len(char) == 1 and char.isascii() and char.isprintable() and not char.isalnum() \
+        and char != " "
+
+
+def _check_look_behind(body: Node) -> None:
+    """Look-behind bodies are alternatives of fixed sequences of single characters (where
+    Oniguruma's restrictions and ``regex``'s unbounded look-behind agree)."""
+    branches = body.branches if isinstance(body, Alternation) else (body,)
+    for branch in branches:
+        items = branch.items if isinstance(branch, Sequence) else (branch,)
+        if not items or not all(isinstance(item, CharSet) for item in items):
+            raise UnsupportedRegexError(
+                "look-behind holding more than alternatives of single characters")
+
+
+def parse(source: str) -> Node:
+    """The tree of the Oniguruma (Ruby syntax) pattern ``source``; raises
+    :class:`UnsupportedRegexError` outside the reproduced subset."""
+    return _Parser(source).parse()
+
