@@ -128,9 +128,11 @@ def adopt_subject_witnesses(report_path: Path, root: Path, display_path: str
             continue
         case = Case.from_json(witness.case)
         if not _shows(wired.engine, case, entry.id):
-            notes.append(f"skipped {entry.id}: its witness no longer shows the entry "
-                         "alone")
-            rows.pop(entry.id, None)
+            # An ambiguous witness (another entry explains it too) pins nothing; the
+            # pinned one stays (every run re-checks it: a stale one is reported).
+            kept = "kept the pinned one" if entry.id in rows else "none pinned"
+            notes.append(f"skipped {entry.id}: its witness does not show the entry alone "
+                         f"({kept})")
             continue
         case = _reduced(wired.engine, case, entry.id)
         rows[entry.id] = {"id": f"{report.subject.name}/{entry.id}", "class": entry.id,
