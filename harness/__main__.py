@@ -93,6 +93,9 @@ def _parser() -> _Parser:
     which = rep.add_mutually_exclusive_group(required=True)
     which.add_argument("--failure")
     which.add_argument("--class", dest="class_id")
+    rep.add_argument("--pinned", action="store_true",
+                     help="with --class, for a subject's report: re-run the entry's pinned "
+                          "witness (oracles/subjects/<subject>.json) instead of the run's")
 
     orc = sub.add_parser(
         "oracles", help="regenerate oracles/*.json against the installed tokenizers; "
@@ -440,7 +443,11 @@ def _reproduce(args: argparse.Namespace) -> int:
     from .runs.generated import evaluate
 
     report = _read_report(args.report)
-    case = _witness_case(report, args.report, failure=args.failure, class_id=args.class_id)
+    if args.pinned:
+        case = _pinned_case(report, args.report, args.class_id)
+    else:
+        case = _witness_case(report, args.report, failure=args.failure,
+                             class_id=args.class_id)
     print("tokenizer.json:")
     print(case.document_json())
     if report.subject is not None:
@@ -492,6 +499,23 @@ def _witness_case(report: Any, path: Path, *, failure: str | None,
         raise UsageError(f"{path}: that witness ran on fixture {witness.fixture!r}; its "
                          "input is in the report, its tokenizer.json is the fixture")
     return Case.from_json(witness.case)
+
+
+def _pinned_case(report: Any, path: Path, class_id: str | None) -> Any:
+    """The pinned witness of one entry of the report's subject."""
+    from .core.case import Case
+    from .runs.third_party import pinned_path
+
+    if report.subject is None or class_id is None:
+        raise UsageError("--pinned needs --class and a report of a subject (our reference's "
+                         "pinned witnesses are in oracles/divergences.json)")
+    pinned = pinned_path(report.subject.name)
+    rows = ({row["class"]: row for row in json.loads(pinned.read_text(encoding="utf-8"))
+             ["cases"]} if pinned.is_file() else {})
+    if class_id not in rows:
+        raise UsageError(f"{report.subject.name} has no pinned witness for {class_id!r} "
+                         f"(pinned: {', '.join(sorted(rows)) or 'none'})")
+    return Case.from_json(rows[class_id]["case"])
 
 
 if __name__ == "__main__":

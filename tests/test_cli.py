@@ -68,6 +68,14 @@ def test_reproduce_names_what_exists(capsys: pytest.CaptureFixture[str],
     (tmp_path / "dir.yaml").mkdir()
     assert "cannot be read" in _error(capsys, "reproduce", str(tmp_path / "dir.yaml"),
                                       "--failure", "F1")
+    line = _error(capsys, "reproduce", str(PASSING), "--class", "template-special-spans",
+                  "--pinned")
+    assert "--pinned needs --class and a report of a subject" in line
+    subject_report = ROOT / "reports" / "conformance-transformers-js.yaml"
+    line = _error(capsys, "reproduce", str(subject_report), "--class", "no-such-entry",
+                  "--pinned")
+    assert "transformers-js has no pinned witness for 'no-such-entry' (pinned: " in line
+    assert "continuing-subword-prefix-ignored" in line
 
 
 def test_report_needs_a_report(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
