@@ -51,7 +51,7 @@ from .oniguruma import (
 from .regex_safety import BacktrackingRiskError
 
 #: Product-automaton steps the analysis may take before refusing a pattern.
-WORK_BUDGET = 1_000_000
+WORK_BUDGET = 200_000
 _MANY = 2  # route counts are capped here: only "one" or "more than one" matters
 
 Intervals = tuple[tuple[int, int], ...]
@@ -191,12 +191,36 @@ def check_backtracking(root: Node) -> None:
 
 class _Analysis:
     def __init__(self, automaton: _Automaton, terminal: set[int], budget: list[int]) -> None:
-        self.labels = automaton.labels
+        # Labels are interned: each state holds the number of its set of code points, and
+        # intersections of numbers are computed once (a class like \p{L} has hundreds of
+        # ranges; the product automata ask the same few questions many times).
+        self.sets: list[Intervals] = []
+        self.numbers: dict[Intervals, int] = {}
+        self.labels = [self.intern(intervals) for intervals in automaton.labels]
+        self.meets: dict[tuple[int, int], int] = {}
         self.budget = budget
         #: Edges among non-terminal states: reaching a terminal state ends the cost.
         self.edges: list[dict[int, int]] = [
             {target: count for target, count in follow.items() if target not in terminal}
             for follow in automaton.follow]
+
+    def intern(self, intervals: Intervals) -> int:
+        number = self.numbers.get(intervals)
+        if number is None:
+            number = self.numbers[intervals] = len(self.sets)
+            self.sets.append(intervals)
+        return number
+
+    def meet(self, a: int, b: int) -> int:
+        """The number of the intersection of two interned sets."""
+        key = (a, b) if a <= b else (b, a)
+        found = self.meets.get(key)
+        if found is None:
+            found = self.meets[key] = self.intern(_intersection(self.sets[a], self.sets[b]))
+        return found
+
+    def empty(self, number: int) -> bool:
+        return not self.sets[number]
 
     def spend(self, amount: int = 1) -> None:
         self.budget[0] -= amount
@@ -220,7 +244,7 @@ class _Analysis:
             for p2, count_p in self.edges[p].items():
                 for q2 in self.edges[q]:
                     self.spend()
-                    if p2 != q2 and not _intersection(self.labels[p2], self.labels[q2]):
+                    if p2 != q2 and self.empty(self.meet(self.labels[p2], self.labels[q2])):
                         continue
                     target = (p2, q2)
                     graph[pair].append(target)
@@ -267,12 +291,12 @@ class _Analysis:
                 for b2 in self.edges[b]:
                     if b2 not in between:
                         continue
-                    common = _intersection(self.labels[a2], self.labels[b2])
-                    if not common:
+                    common = self.meet(self.labels[a2], self.labels[b2])
+                    if self.empty(common):
                         continue
                     for c2 in self.edges[c]:
                         self.spend()
-                        if c2 not in around_q or not _intersection(common, self.labels[c2]):
+                        if c2 not in around_q or self.empty(self.meet(common, self.labels[c2])):
                             continue
                         node = (a2, b2, c2)
                         if node == goal:

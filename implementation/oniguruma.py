@@ -473,10 +473,7 @@ class _Parser:
                 self.pos += 1
                 break
             items.append(self._class_item(first=not items))
-        body = "".join(items)
-        if not negate and len(items) == 1 and len(body) == 1:
-            return literal(body)
-        return CharSet("[" + ("^" if negate else "") + body + "]")
+        return CharSet("[" + ("^" if negate else "") + "".join(items) + "]")
 
     def _class_item(self, *, first: bool) -> str:
         char = self._peek()

@@ -50,7 +50,7 @@ class Metaspace:
 def _split_merged_with_next(piece: NormalizedText, delimiter: str) -> list[NormalizedText]:
     """Upstream's ``split(char, MergedWithNext)``: each delimiter opens a new piece,
     except that of consecutive delimiters only the last one joins what follows."""
-    parts = find_matches(Pattern(delimiter), piece.text)
+    parts = find_matches(Pattern.of_literal(delimiter), piece.text)
     return [piece.slice(a, b) for a, b in kept_ranges(parts, "MergedWithNext") if a < b]
 
 

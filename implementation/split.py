@@ -44,6 +44,15 @@ class Pattern:
     literal: str | None
     compiled: Any = None
 
+    def __post_init__(self) -> None:
+        if self.literal == "":
+            raise ValueError("an empty literal matches everywhere: use Pattern.of_literal")
+
+    @classmethod
+    def of_literal(cls, text: str) -> Pattern:
+        """Upstream's escaped literal: the empty one matches the empty string everywhere."""
+        return cls(text) if text else cls.of_regex("")
+
     def spans(self, text: str) -> Iterator[tuple[int, int]]:
         if self.literal is None:
             yield from onig_find_iter(self.compiled, text)
@@ -190,7 +199,7 @@ def split_pattern_from_json(node: Node) -> Pattern:
     source_node = node.field(kind)
     source = source_node.str_()
     if kind == "String":
-        return Pattern(source) if source else Pattern.of_regex("")
+        return Pattern.of_literal(source)
     if len(source) > MAX_REGEX_CHARS:
         source_node.fail("regex-backtracking", f"Split regex {excerpt(source)} is longer than "
                          f"{MAX_REGEX_CHARS} characters: too large to analyse")

@@ -518,3 +518,14 @@ def test_another_regex_module_refuses_the_split_family(monkeypatch: pytest.Monke
             ref.load_tokenizer(document(pre))
         assert info.value.rule == "unsupported-component"
         assert info.value.path.endswith(".type") and "0.0.0" in info.value.message
+
+
+def test_the_analysis_itself_is_bounded() -> None:
+    """A large pattern of overlapping classes (once a minutes-long analysis) is answered
+    quickly: refused as too complex past the work budget."""
+    source = "|".join(rf"(?>[^\s\p{{L}}]++)+?\S*?(?:\p{{L}}?\s++|[^b]{{1,3}}| +? +){{2}}"
+                      rf"[\p{{L}}\p{{M}}]+?.+ ++'{i}" for i in range(8))
+    started = time.perf_counter()
+    with pytest.raises(BacktrackingRiskError, match="too complex to analyse"):
+        ambiguity.check_backtracking(oniguruma.parse(source))
+    assert time.perf_counter() - started < 10.0
