@@ -193,11 +193,18 @@ def test_a_subject_killed_mid_run_is_restarted_and_the_case_recorded(
 
 
 def test_an_unavailable_named_subject_is_skipped_in_one_line(
-        monkeypatch: Any, capsys: Any) -> None:
+        monkeypatch: Any, capsys: Any, tmp_path: Path) -> None:
     from harness.__main__ import main
+    from harness.runs import third_party
 
+    # Not the subject another test of this session may have started (engines are cached),
+    # and nothing written into the checkout if the skip ever failed.
+    monkeypatch.setattr(third_party, "engine_for", third_party.engine_for.__wrapped__)
+    monkeypatch.setattr(third_party, "subject_for", third_party.subject_for.__wrapped__)
+    monkeypatch.chdir(tmp_path)
     monkeypatch.setattr("harness.subjects.transformers_js.shutil.which", lambda _: None)
     assert main(["conformance", "--subject", "transformers-js", "--examples", "1"]) == 0
+    assert not (tmp_path / "reports").exists()
     out = capsys.readouterr().out.strip().splitlines()
     assert out == ["skipped: transformers-js: node not found; the subject is skipped"]
 
