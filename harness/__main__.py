@@ -241,6 +241,12 @@ def _conformance(args: argparse.Namespace) -> int:
         print(f"subject {info.name} ({info.version}); capabilities "
               f"{', '.join(info.capabilities)}; expectations {info.expectations}; "
               f"{info.restarts} restart(s)")
+        from .judge.expectations import parse_file
+
+        narrowing = parse_file(info.expectations).generator
+        if narrowing:
+            print("generated cases narrowed by the expectations' generator: "
+                  + "; ".join(f"{key} {', '.join(options)}" for key, options in narrowing))
     rate = tally.comparisons / max(result.explore_seconds, 1e-9)
     workers = f" by {args.workers} workers" if args.workers > 1 else ""
     print(f"{tally.examples} cases, {tally.comparisons} comparisons explored{workers} in "

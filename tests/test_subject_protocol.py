@@ -229,6 +229,8 @@ def test_a_command_that_cannot_start_is_a_usage_error(capsys: Any) -> None:
     ("subject: x\nexpectations: [{id: a, title: t, side: different, explains: [ids], "
      "recogniser: no_such}]", "unknown recogniser 'no_such'"),
     ("subject: x\ninherit: [everyone]\nexpectations: []", "inherit may only be"),
+    ("subject: x\nexpectations: []\ngenerator: {family: []}", "generator must map"),
+    ("subject: x\nexpectations: []\ngenerator: [family]", "generator must map"),
 ])
 def test_a_malformed_expectations_file_is_named(text: str, message: str) -> None:
     with pytest.raises(ExpectationsError, match=message) as caught:

@@ -13,6 +13,11 @@ registry's classes apply too (a subject wrapping our reference).
 
 A run against a subject is green when every divergence is known; a known entry whose
 pinned witness no longer shows it is stale; anything else is a failure.
+
+An optional ``generator`` mapping narrows the generated cases of a run against the subject
+to what its entries have been triaged over (``{dimension: [option, ...]}``, the keywords of
+``harness.strategies.cases``); the run says so in one line. Real-model fixtures and pinned
+witnesses are not narrowed.
 """
 
 from __future__ import annotations
@@ -93,6 +98,8 @@ class Expectations:
     path: str
     entries: tuple[Expectation, ...]
     inherit_reference: bool
+    #: Narrowing of the generated cases (``harness.strategies.cases`` keywords).
+    generator: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
     @property
     def classes(self) -> tuple[Explainer, ...]:
@@ -150,7 +157,20 @@ def parse(text: str, *, where: str) -> Expectations:
             raise ExpectationsError(f"{where}: entry id {entry.id!r} appears twice")
         seen.add(entry.id)
         entries.append(entry)
-    return Expectations(data["subject"], where, tuple(entries), inherit == ["reference"])
+    return Expectations(data["subject"], where, tuple(entries), inherit == ["reference"],
+                        _generator(data.get("generator"), where))
+
+
+def _generator(raw: Any, where: str) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    if raw is None:
+        return ()
+    if not isinstance(raw, dict) or not all(
+            isinstance(key, str) and isinstance(options, list) and options
+            and all(isinstance(option, str) for option in options)
+            for key, options in raw.items()):
+        raise ExpectationsError(f"{where}: generator must map dimension names to non-empty "
+                                "lists of option names")
+    return tuple((key, tuple(options)) for key, options in sorted(raw.items()))
 
 
 def _entry(raw: Any, where: str) -> Expectation:

@@ -108,11 +108,25 @@ def engine_of(subject: str | None) -> Engine:
     return ENGINE if subject is None else engine_for(subject).engine
 
 
+def strategy_of(subject: str | None) -> Any:
+    """The generated cases of a run: the default ones, narrowed for a subject whose
+    expectations say what they have been triaged over (``generator``)."""
+    if subject is None:
+        return default_strategy()
+    narrowing = engine_for(subject).expectations.generator
+    if not narrowing:
+        return default_strategy()
+    from ..strategies import cases
+
+    constraints: dict[str, Any] = dict(narrowing)
+    return cases(**constraints)
+
+
 def _explore_shard(shard: int, budget: int, seed_value: int, report: bool,
                    subject: str | None) -> Tally:
     tally = Tally()
     reporter = _ShardReporter(shard, _progress_queue) if report else None
-    engine_of(subject).explore(default_strategy(), budget=budget, seed_value=seed_value,
+    engine_of(subject).explore(strategy_of(subject), budget=budget, seed_value=seed_value,
                                tally=tally, progress=reporter)
     if reporter is not None:
         reporter.post(tally)
@@ -121,7 +135,7 @@ def _explore_shard(shard: int, budget: int, seed_value: int, report: bool,
 
 def _search(target: Target, profile: Profile, seed_value: int, subject: str | None
             ) -> Witness | None:
-    return engine_of(subject).search(default_strategy(), target, profile, seed_value)
+    return engine_of(subject).search(strategy_of(subject), target, profile, seed_value)
 
 
 def _real_fixture(name: str, examples: int, seed_value: int, subject: str | None
@@ -154,7 +168,7 @@ class Workers:
 
     @property
     def strategy(self) -> Any:
-        return self._strategy if self._strategy is not None else default_strategy()
+        return self._strategy if self._strategy is not None else strategy_of(self.subject)
 
     def __enter__(self) -> Workers:
         if self.count > 1:
