@@ -18,7 +18,9 @@ from hypothesis import HealthCheck, Phase, find, given, settings
 from hypothesis import strategies as st
 
 from harness.strategies import (
+    DEFAULT_PROFILE,
     Case,
+    byte_level_cases,
     cases,
     features,
     inventory,
@@ -26,7 +28,9 @@ from harness.strategies import (
     merge_result,
     metaspace_cases,
 )
+from harness.strategies import profile as shares_table
 from harness.strategies.measure import draw_cases
+from harness.strategies.split_family import QUANTIFIERS, REAL_PATTERNS, alternatives, quantifiers
 from harness.strategies.texts import added_ids
 from harness.strategies.vocabulary import (
     UnsafeMergeError,
@@ -34,8 +38,12 @@ from harness.strategies.vocabulary import (
     parse_byte_piece,
     parsed_merges,
 )
+from implementation.byte_level import BYTE_SYMBOLS, SYMBOL_BYTES, to_symbols
 
-SAMPLE_SIZE = 600
+#: 1000 cases: since the byte-level family and the Split/Unicode components joined, a case has
+#: more dimensions and Hypothesis' clusters spread the classic shares thinner; 600 left
+#: shares at a third of their nominal value below their floor on some seeds.
+SAMPLE_SIZE = 1000
 SAMPLE_SEED = 20260831
 QUIET = settings(deadline=None, suppress_health_check=list(HealthCheck))
 
@@ -140,7 +148,10 @@ REQUIRED_SHARES: dict[str, float] = {
     # ids
     "ids:shuffled": 15, "ids:holes": 8,
     # pipeline
-    "normalizer:none": 12, "normalizer:llama": 10, "normalizer:prepend": 3,
+    # (prepend moved from 3 to 2: the classic family, which alone draws it, is 78% of the
+    # cases now, so its nominal share fell from 10% to 7.8%, and Hypothesis' clusters left
+    # it at 2.6% in the sample)
+    "normalizer:none": 12, "normalizer:llama": 10, "normalizer:prepend": 2,
     "normalizer:replace-string": 3, "normalizer:replace-regex": 1, "normalizer:sequence": 3,
     "pre_tokenizer:none": 20, "pre_tokenizer:metaspace": 12, "pre_tokenizer:sequence": 3,
     "metaspace:always:split=True": 3, "metaspace:always:split=False": 1,
@@ -158,6 +169,21 @@ REQUIRED_SHARES: dict[str, float] = {
     "text:uncovered-width-4": 8, "text:pairs": 3,
     "ids:utf8-run": 8, "ids:invalid-byte-run": 15, "ids:special": 12,
     "ids:special-inside-bytes": 4, "ids:unknown": 12, "ids:empty-run": 2,
+    # the byte-level family: the coherent pipeline (byte-level vocabulary, ByteLevel
+    # pre-tokenizer, ByteLevel decoder) and its perturbations
+    "vocab:byte-level": 9, "pipeline:byte-level": 6, "pipeline:byte-level-perturbed": 3,
+    "pipeline:byte-level:ignore_merges=True": 2, "pipeline:byte-level:ignore_merges=False": 2,
+    "pre_tokenizer:bytelevel": 3, "pre_tokenizer:split-then-byte-level": 4,
+    "byte_level:pre:prefix=False:trim=True:regex=False": 3, "decoder:byte-level": 7,
+    "post_processor:byte-level:trim=True": 3, "post_processor:byte-level:trim=False": 3,
+    "post_processor:sequence": 2,
+    # the Split family and the Unicode normalizers
+    "pre_tokenizer:split": 2, "split:behavior:Isolated": 5, "normalizer:unicode-in-sequence": 3,
+    "unicode:NFC": 1.5, "unicode:NFKC": 1.5, "unicode:Lowercase": 1.5,
+    # texts that exercise them
+    "text:composition": 5, "text:compatibility": 5, "text:case": 5, "text:unicode-space": 5,
+    "text:digits": 5, "text:punctuation": 5, "text:crlf": 5, "text:contraction": 3,
+    "text:emoji": 5, "text:cjk": 4,
 }
 
 
@@ -183,6 +209,41 @@ RARE_SHAPES: list[tuple[dict[str, Any], str]] = [
     ({"merge_hazard": "prefix-underflow", "prefix": "##"}, "merges:hazard:prefix-underflow"),
     ({"decoder": "perturbed", "strip_hazard": 1000}, "decoder:strip-hazard"),
     ({"added_tokens": "llama"}, "added:llama-normalized"),
+    # every ByteLevel flag combination, every real byte-level pre-tokenizer
+    *(({"byte_level_pre_tokenizer": "byte-level"},
+       f"byte_level:pre:prefix={a}:trim={t}:regex={r}")
+      for a in (False, True) for t in (False, True) for r in (False, True)),
+    *(({"byte_level_pre_tokenizer": "byte-level-real"}, f"pre_tokenizer:real:{name}")
+      for name in ("llama3", "qwen2", "gpt4o", "deepseek-v3")),
+    ({"post_processor": "sequence"}, "post_processor:sequence:template-first"),
+    # every Split behaviour, invert, every pattern kind and real pattern, real sequences
+    *(({"pre_tokenizer": "split"}, f"split:behavior:{b}")
+      for b in ("Removed", "MergedWithPrevious", "MergedWithNext", "Contiguous")),
+    ({"pre_tokenizer": "split"}, "split:invert"),
+    ({"pre_tokenizer": "split"}, "split:pattern:string"),
+    ({"pre_tokenizer": "split"}, "split:pattern:mutated"),
+    *(({"pre_tokenizer": "split", "split_pattern": "real", "real_pattern": name},
+       f"split:pattern:{name}")
+      for name in ("gpt2", "llama3", "qwen2", "gpt4o", "tiktoken-possessive", "deepseek-v3",
+                   "deepseek-digits", "deepseek-cjk", "tekken")),
+    ({"pre_tokenizer": "split-sequence"}, "split:sequence:deepseek-v3"),
+    ({"pre_tokenizer": "split-sequence"}, "split:sequence:deepseek-llm"),
+    # Digits both ways, Punctuation with every behaviour (or none), Whitespace(Split)
+    ({"pre_tokenizer": "split-family"}, "digits:individual=True"),
+    ({"pre_tokenizer": "split-family"}, "digits:individual=False"),
+    *(({"pre_tokenizer": "split-family", "split_family": "punctuation"},
+       f"punctuation:behavior:{b}")
+      for b in ("absent", "Isolated", "Removed", "MergedWithPrevious", "MergedWithNext",
+                "Contiguous")),
+    ({"pre_tokenizer": "split-family"}, "pre:whitespace"),
+    ({"pre_tokenizer": "split-family"}, "pre:whitespacesplit"),
+    # every Unicode normalizer, Strip on each side, Replace regexes Oniguruma refuses
+    *(({"normalizer": "unicode"}, f"unicode:{kind}")
+      for kind in ("NFC", "NFD", "NFKC", "NFKD", "Lowercase", "Strip")),
+    *(({"normalizer": "unicode", "unicode_normalizer": "Strip"},
+       f"unicode:Strip:left={left}:right={right}")
+      for left in (False, True) for right in (False, True)),
+    ({"normalizer": "replace-regex"}, "normalizer:regex-hazard"),
 ]
 GENERATE_ONLY = settings(max_examples=500, database=None, deadline=None, derandomize=True,
                          phases=[Phase.generate], suppress_health_check=list(HealthCheck))
@@ -228,6 +289,73 @@ def test_constraints_narrow_a_dimension(case: Case) -> None:
 @given(cases(byte_alphabet="partial"))
 def test_aliases_name_groups_of_options(case: Case) -> None:
     assert features(case) & {"bytes:missing-some", "bytes:sparse"}
+
+
+@QUIET
+@given(byte_level_cases(byte_level_pre_tokenizer=("byte-level", "byte-level-split",
+                                                  "byte-level-real"),
+                        byte_level_decoder="byte-level"))
+def test_byte_level_cases_are_a_coherent_family(case: Case) -> None:
+    """A byte-level vocabulary (all 256 symbols of the reference's byte map, merges over
+    them, no <0xXX> pieces, no byte fallback, no decoration), a ByteLevel pre-tokenizer step,
+    a ByteLevel decoder."""
+    model = case.document["model"]
+    assert all(symbol in model["vocab"] for symbol in BYTE_SYMBOLS)
+    assert not any(parse_byte_piece(p) is not None for p in model["vocab"])
+    assert model["byte_fallback"] is False
+    assert model["continuing_subword_prefix"] is None and model["end_of_word_suffix"] is None
+    merges = parsed_merges(model)
+    assert all(left + right in model["vocab"] for left, right in merges
+               if left in model["vocab"] and right in model["vocab"]
+               and not set(features(case)) & {"merges:hazard:result-missing",
+                                              "merges:hazard:result-longer-than-vocab"})
+    assert "pipeline:byte-level" in features(case)
+
+
+def test_a_dimension_one_family_draws_narrows_the_family() -> None:
+    assert DEFAULT_PROFILE.narrowed(byte_alphabet="complete").family == {"classic": 1}
+    assert DEFAULT_PROFILE.narrowed(byte_level_unk="present").family == {"byte-level": 1}
+    assert DEFAULT_PROFILE.narrowed(dropout="null").family == DEFAULT_PROFILE.family
+    both = DEFAULT_PROFILE.narrowed(family=("classic", "byte-level"), unk="present")
+    assert set(both.family) == {"classic", "byte-level"}
+
+
+def test_a_byte_level_inventory_spells_its_pieces_as_text() -> None:
+    """Texts for a byte-level vocabulary use the characters its pieces' bytes spell (a cut
+    character left out), and decode runs use its byte symbols as byte pieces."""
+    vocab = {symbol: i for i, symbol in enumerate(BYTE_SYMBOLS)}
+    for piece in (to_symbols(" h"), to_symbols(" hi"), to_symbols("日")[:2], to_symbols("日")):
+        vocab[piece] = len(vocab)
+    document = {"model": {"vocab": vocab}, "added_tokens": []}
+    inv = inventory(document)
+    assert set(inv.pieces) == {" h", " hi"}
+    assert set(inv.covered) == {" ", "h", "i", "日"}
+    assert inv.byte_ids == {SYMBOL_BYTES[s]: i for s, i in vocab.items() if s in SYMBOL_BYTES}
+
+
+@pytest.mark.parametrize("name", sorted(REAL_PATTERNS))
+def test_real_patterns_are_taken_apart_at_their_top_level(name: str) -> None:
+    source = REAL_PATTERNS[name]
+    assert "|".join(alternatives(source)) == source
+    spots = quantifiers(source)
+    assert spots and all(source[a:b] in ("*", "+", "?") or source[a] == "{" for a, b in spots)
+    assert REAL_PATTERNS.keys() == shares_table.REAL_PATTERN.keys()
+
+
+@pytest.mark.upstream
+@pytest.mark.parametrize("name", sorted(REAL_PATTERNS))
+def test_upstream_compiles_every_mutation_of_a_real_pattern(name: str) -> None:
+    """Mutations stay Oniguruma: every dropped alternative, every quantifier changed to every
+    other (the reference may still refuse some: a strict class, not a hazard)."""
+    tokenizers = pytest.importorskip("tokenizers")
+    source = REAL_PATTERNS[name]
+    parts = alternatives(source)
+    mutated = {"|".join(parts[:k] + parts[k + 1:]) for k in range(len(parts))} - {""}
+    for start, end in quantifiers(source):
+        mutated |= {source[:start] + q + source[end:] for q in QUANTIFIERS
+                    if q != source[start:end]}
+    for pattern in sorted(mutated):
+        tokenizers.pre_tokenizers.Split(tokenizers.Regex(pattern), "isolated")
 
 
 @QUIET
@@ -280,6 +408,8 @@ def test_upstream_loads_every_document_or_fails_on_a_declared_hazard(case: Case)
     labels = features(case)
     if "template:hazard" in labels and "PostProcessorWrapper" in outcome.message:
         return  # a template upstream's deserializer refuses: a declared hazard
+    if "normalizer:regex-hazard" in labels and "Oniguruma error" in outcome.message:
+        return  # a Replace regex Oniguruma refuses: a declared hazard
     assert any(label.startswith("merges:hazard") for label in labels), outcome
     assert any(needle in outcome.message for needle in ALLOWED_LOAD_FAILURES), outcome
 

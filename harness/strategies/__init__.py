@@ -12,11 +12,17 @@ Module layout, smallest pieces first:
 - ``alphabet``      character pools by UTF-8 width; ``alphabets()``
 - ``vocabulary``    byte alphabets, decoration, upstream's merge rule, merges, ids;
                     ``bpe_models()``
+- ``byte_vocabulary`` the 256 byte symbols and merges over them; ``byte_level_models()``
 - ``added_tokens``  Llama specials, other specials, non-special added tokens, their ids
-- ``components``    normalizers, pre-tokenizers, template post-processors
-- ``decoders``      the two reproduced decoder shapes, Metaspace, perturbations
-- ``texts``         ``texts_for(document)``, ``pairs_for``, ``id_runs_for``
-- ``cases``         ``documents()``, ``cases()``, ``llama_like_cases()``, ``metaspace_cases()``
+- ``split_family``  Split (real-world patterns, their mutations, Strings), Digits,
+                    Punctuation, Whitespace, WhitespaceSplit, their Sequences
+- ``components``    normalizers (Unicode ones too), pre-tokenizers (ByteLevel too),
+                    template, ByteLevel and Sequence post-processors
+- ``decoders``      the two reproduced decoder shapes, Metaspace, ByteLevel, perturbations
+- ``texts``         ``texts_for(document)``, ``pairs_for``, ``id_runs_for``; the stress
+                    alphabets (composition, compatibility forms, case, spaces, ...)
+- ``cases``         ``documents()`` (either family), ``cases()``, ``llama_like_cases()``,
+                    ``metaspace_cases()``, ``byte_level_cases()``
 - ``describe``      ``features(case)``: labels a case by what it exercises
 - ``measure``       ``python -m harness.strategies.measure``: speed, shares, upstream outcomes
 """
@@ -26,6 +32,8 @@ from harness.documents import llama_decoder
 from harness.strategies._constants import draw_from_strategies_only
 from harness.strategies.alphabet import alphabets, uncovered_characters
 from harness.strategies.cases import (
+    byte_level_cases,
+    byte_level_documents,
     cases,
     cases_from,
     documents,
@@ -48,6 +56,8 @@ __all__ = [
     "alphabets",
     "bpe_models",
     "byte_alphabets",
+    "byte_level_cases",
+    "byte_level_documents",
     "cases",
     "cases_from",
     "decoders",

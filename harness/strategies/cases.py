@@ -1,7 +1,7 @@
 """Whole cases: a tokenizer.json assembled from the parts, with inputs drawn from it.
 
-Order of decisions: the pipeline's kinds first (they decide whether '▁' must be in the
-alphabet), then the unk token and added tokens (they reserve model ids and decide
+Order of decisions: the family, then the pipeline's kinds (they decide whether '▁' must be
+in the alphabet), then the unk token and added tokens (they reserve model ids and decide
 whether id holes are safe), then the model, then the components that refer to ids.
 """
 
@@ -15,12 +15,14 @@ from harness.core.case import Case
 from harness.strategies import profile as shares
 from harness.strategies._weights import chance, weighted
 from harness.strategies.added_tokens import (
+    AddedPlan,
     added_token_plans,
     assign_ids,
     vocabulary_piece_specs,
 )
 from harness.strategies.alphabet import METASPACE, alphabets
-from harness.strategies.components import normalizers, pre_tokenizers, templates
+from harness.strategies.byte_vocabulary import byte_level_models
+from harness.strategies.components import normalizers, post_processors, pre_tokenizers
 from harness.strategies.decoders import decoders
 from harness.strategies.profile import DEFAULT_PROFILE, Profile, UnkKind
 from harness.strategies.texts import id_runs_for, inventory, pairs_for, texts_for
@@ -31,17 +33,18 @@ UNK_TOKENS = {"<unk>": 85, "[UNK]": 15}
 
 
 def _metaspace_step(pre_tokenizer: dict[str, Any] | None) -> dict[str, Any] | None:
+    """The pre-tokenizer's first Metaspace step, which a "metaspace" decoder copies."""
     if not pre_tokenizer:
         return None
-    if pre_tokenizer["type"] == "Metaspace":
-        return pre_tokenizer
-    steps: list[dict[str, Any]] = pre_tokenizer.get("pretokenizers", [])
-    return steps[0] if steps else None
+    steps: list[dict[str, Any]] = pre_tokenizer.get("pretokenizers", [pre_tokenizer])
+    return next((step for step in steps if step["type"] == "Metaspace"), None)
 
 
 @st.composite
 def documents(draw: st.DrawFn, profile: Profile = DEFAULT_PROFILE) -> dict[str, Any]:
-    """A whole tokenizer.json (version 1.0, no truncation or padding)."""
+    """A whole tokenizer.json (version 1.0, no truncation or padding) of either family."""
+    if draw(weighted(profile.family)) == "byte-level":
+        return draw(byte_level_documents(profile))
     normalizer_kind = draw(weighted(profile.normalizer))
     pre_tokenizer_kind = draw(weighted(profile.pre_tokenizer))
     uses_metaspace = normalizer_kind != "none" or pre_tokenizer_kind != "none"
@@ -55,27 +58,71 @@ def documents(draw: st.DrawFn, profile: Profile = DEFAULT_PROFILE) -> dict[str, 
     model = draw(bpe_models(profile, alphabet=alphabet, reserved=plan.reserved,
                             unk_token=unk_token, unk=unk,
                             free_ids=sum(not s.in_model_vocab for s in plan.specs)))
+    added_tokens = draw(_added_tokens(plan, model))
+    pre_tokenizer = draw(pre_tokenizers(pre_tokenizer_kind, profile, alphabet))
+    post_processor = draw(post_processors(draw(weighted(profile.post_processor)),
+                                          _specials(added_tokens), profile))
+    return _document(
+        added_tokens, draw(normalizers(normalizer_kind, alphabet, profile)),
+        pre_tokenizer=pre_tokenizer, post_processor=post_processor,
+        decoder=draw(decoders(draw(weighted(profile.decoder)), profile,
+                              _metaspace_step(pre_tokenizer))), model=model)
+
+
+@st.composite
+def byte_level_documents(draw: st.DrawFn, profile: Profile = DEFAULT_PROFILE
+                         ) -> dict[str, Any]:
+    """A tokenizer.json of the byte-level family: a vocabulary over the 256 byte symbols,
+    a ByteLevel pre-tokenizer (alone, or after Splits), a ByteLevel decoder, a ByteLevel or
+    template post-processor or both; with the family's perturbations at small shares."""
+    normalizer_kind = draw(weighted(profile.byte_level_normalizer))
+    pre_tokenizer_kind = draw(weighted(profile.byte_level_pre_tokenizer))
+    alphabet = draw(alphabets())
+    unk: UnkKind = draw(weighted(profile.byte_level_unk))
+    unk_token = draw(weighted(UNK_TOKENS))
+    plan = draw(added_token_plans(profile, unk=unk, unk_token=unk_token))
+    model = draw(byte_level_models(profile, alphabet=alphabet, reserved=plan.reserved,
+                                   unk_token=unk_token, unk=unk,
+                                   free_ids=sum(not s.in_model_vocab for s in plan.specs)))
+    added_tokens = draw(_added_tokens(plan, model))
+    pre_tokenizer = draw(pre_tokenizers(pre_tokenizer_kind, profile, alphabet))
+    post_processor = draw(post_processors(draw(weighted(profile.byte_level_post_processor)),
+                                          _specials(added_tokens), profile))
+    decoder_kind = draw(weighted(profile.byte_level_decoder))
+    if decoder_kind == "perturbed":
+        decoder_kind = draw(weighted(shares.BYTE_LEVEL_FOREIGN_DECODER))
+    return _document(
+        added_tokens, draw(normalizers(normalizer_kind, alphabet, profile)),
+        pre_tokenizer=pre_tokenizer, post_processor=post_processor,
+        decoder=draw(decoders(decoder_kind, profile, _metaspace_step(pre_tokenizer))),
+        model=model)
+
+
+@st.composite
+def _added_tokens(draw: st.DrawFn, plan: AddedPlan, model: dict[str, Any]
+                  ) -> list[dict[str, Any]]:
     vocab = model["vocab"]
     specs = [*plan.specs, *draw(vocabulary_piece_specs(
         vocab, exclude=frozenset(s.content for s in plan.specs)))]
-    added_tokens = assign_ids(specs, vocab)
+    return assign_ids(specs, vocab)
 
-    pre_tokenizer = draw(pre_tokenizers(pre_tokenizer_kind))
-    post_processor = None
-    if draw(weighted(profile.post_processor)) == "template":
-        specials = {e["content"]: e["id"] for e in added_tokens if e["special"]}
-        post_processor = draw(templates(specials, profile.template_shape,
-                                        profile.template_hazard))
+
+def _specials(added_tokens: list[dict[str, Any]]) -> dict[str, int]:
+    return {e["content"]: e["id"] for e in added_tokens if e["special"]}
+
+
+def _document(added_tokens: list[dict[str, Any]], normalizer: dict[str, Any] | None, *,
+              pre_tokenizer: dict[str, Any] | None, post_processor: dict[str, Any] | None,
+              decoder: dict[str, Any] | None, model: dict[str, Any]) -> dict[str, Any]:
     return {
         "version": "1.0",
         "truncation": None,
         "padding": None,
         "added_tokens": added_tokens,
-        "normalizer": draw(normalizers(normalizer_kind, alphabet)),
+        "normalizer": normalizer,
         "pre_tokenizer": pre_tokenizer,
         "post_processor": post_processor,
-        "decoder": draw(decoders(draw(weighted(profile.decoder)), profile,
-                                 _metaspace_step(pre_tokenizer))),
+        "decoder": decoder,
         "model": model,
     }
 
@@ -137,6 +184,15 @@ LLAMA_LIKE: dict[str, Any] = {
 METASPACE_LIKE: dict[str, Any] = {
     "normalizer": "none", "pre_tokenizer": "metaspace", "decoder": "metaspace",
 }
+
+
+#: The byte-level family alone (every share of its own tables).
+BYTE_LEVEL_LIKE: dict[str, Any] = {"family": "byte-level"}
+
+
+def byte_level_cases(**constraints: Any) -> st.SearchStrategy[Case]:
+    """Cases of the byte-level family (vocabulary, pipeline and inputs still fuzzed)."""
+    return cases(**{**BYTE_LEVEL_LIKE, **constraints})
 
 
 def llama_like_cases(**constraints: Any) -> st.SearchStrategy[Case]:

@@ -1,4 +1,5 @@
-"""Normalizers, pre-tokenizers and post-processors, as tokenizer.json objects."""
+"""Normalizers, pre-tokenizers and post-processors, as tokenizer.json objects (the Split
+family's pre-tokenizers are built in ``split_family``)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,25 @@ from harness.documents import llama_normalizer
 from harness.strategies import profile as shares
 from harness.strategies._weights import chance, weighted, weighted_items
 from harness.strategies.alphabet import METASPACE
-from harness.strategies.profile import NormalizerKind, PreTokenizerKind
+from harness.strategies.profile import (
+    DEFAULT_PROFILE,
+    ByteLevelFlags,
+    NormalizerKind,
+    PostProcessorKind,
+    PreTokenizerKind,
+    Profile,
+)
+from harness.strategies.split_family import (
+    GPT4O_PATTERN,
+    LLAMA3_PATTERN,
+    QWEN2_PATTERN,
+    REAL_SEQUENCES,
+    regex_split,
+    sequence,
+    split_family,
+    split_steps,
+    splits,
+)
 
 JSON = dict[str, Any]
 
@@ -34,15 +53,17 @@ REGEX_PATTERNS: Final = (" +", "[0-9]", "[0-9]+", " {2,}", "[ \t]", "a|b", "\\d"
                          "(a+)+$", "( |  )+x", "(x*)*#")
 #: For reach: patterns of the translated subset Oniguruma and re were measured to match alike
 #: (escapes, classes, counted and lazy repeats, groups), then syntax the reference refuses
-#: (upstream loads most of it: strict-unreproducible-regex; both refuse the unbalanced ones).
+#: and upstream loads (strict-unreproducible-regex).
 REGEX_REACH: Final = (
     "\\x41", "\\u00e9", "\\t", "\\.", "\\s", "\\S+", "[a-c]", "[^a ]", "[-a]", "[a-]",
     "a{2}", "a{1,3}", "a+?", "a{2,}?", "(?:ab)+", "(ab)", ".", "\\n", "\\e",
     "[\\x41-\\x43]", "\\$",
     "\\W", "\\D", "[\\d ]", "[]a]", "(?i)a", "\\b", "\\p{L}", "\\h", "a**", "[[:alpha:]]",
-    "[\\w&&[^a]]", "\\0", "(?<n>a)", "\\x{263a}", "[\\s\\S]", "a{3,2}", "(a", "a)", "[a",
-    "\\1",
+    "[\\w&&[^a]]", "\\0", "(?<n>a)", "\\x{263a}", "[\\s\\S]", "a{3,2}",
 )
+#: Patterns Oniguruma itself refuses (upstream's load fails as the reference's does): a
+#: deliberate hazard, drawn at ``Profile.regex_hazard`` per thousand Replace regexes.
+REGEX_REFUSED: Final = ("(a", "a)", "[a", "\\1")
 #: Replacement contents: the metaspace, deletion, a letter, two metaspaces, a multi-byte.
 REPLACE_CONTENTS: Final = (METASPACE, "", "X", METASPACE * 2, "é")
 
@@ -54,14 +75,35 @@ def replace_strings(alphabet: Sequence[str]) -> st.SearchStrategy[JSON]:
     return st.builds(replace, st.sampled_from(patterns), st.sampled_from(REPLACE_CONTENTS))
 
 
-def replace_regexes() -> st.SearchStrategy[JSON]:
-    return st.builds(lambda p, c: replace(p, c, regex=True),
-                     st.sampled_from(REGEX_PATTERNS) | st.sampled_from(REGEX_REACH),
+def replace_regexes(hazard: int = shares.REGEX_HAZARD) -> st.SearchStrategy[JSON]:
+    """Replace with a regex: one of ``REGEX_PATTERNS`` or ``REGEX_REACH``, or with
+    ``hazard`` per thousand one of ``REGEX_REFUSED``."""
+    patterns = st.sampled_from(REGEX_PATTERNS) | st.sampled_from(REGEX_REACH)
+    if hazard:
+        patterns = chance(hazard).flatmap(
+            lambda refused: st.sampled_from(REGEX_REFUSED) if refused else patterns)
+    return st.builds(lambda p, c: replace(p, c, regex=True), patterns,
                      st.sampled_from(REPLACE_CONTENTS))
 
 
-def normalizers(kind: NormalizerKind, alphabet: Sequence[str] = ("a",)
-                ) -> st.SearchStrategy[JSON | None]:
+def unicode_normalizer(kind: str, strip_left: bool = True, strip_right: bool = True) -> JSON:
+    """``{"type": "NFC"}`` (NFD, NFKC, NFKD, Lowercase alike) or a Strip."""
+    if kind == "Strip":
+        return {"type": "Strip", "strip_left": strip_left, "strip_right": strip_right}
+    return {"type": kind}
+
+
+@st.composite
+def unicode_normalizers(draw: st.DrawFn, profile: Profile = DEFAULT_PROFILE) -> JSON:
+    """One of the Unicode normalizers (``profile.UNICODE_NORMALIZER``); Strip on either
+    side, both or none."""
+    kind = draw(weighted(profile.unicode_normalizer))
+    left, right = draw(weighted(shares.STRIP_SIDES)) if kind == "Strip" else (True, True)
+    return unicode_normalizer(kind, left, right)
+
+
+def normalizers(kind: NormalizerKind, alphabet: Sequence[str] = ("a",),
+                profile: Profile = DEFAULT_PROFILE) -> st.SearchStrategy[JSON | None]:
     """The ``normalizer`` field for one kind (see ``profile.NORMALIZER``)."""
     if kind == "none":
         return st.none()
@@ -72,11 +114,28 @@ def normalizers(kind: NormalizerKind, alphabet: Sequence[str] = ("a",)
     if kind == "replace-string":
         return replace_strings(alphabet)
     if kind == "replace-regex":
-        return replace_regexes()
-    step = st.one_of(st.just(prepend()), replace_strings(alphabet), replace_regexes(),
-                     st.just(llama_normalizer()))
-    return st.lists(step, min_size=1, max_size=3).map(
-        lambda steps: {"type": "Sequence", "normalizers": steps})
+        return replace_regexes(profile.regex_hazard)
+    if kind == "unicode":
+        return unicode_normalizers(profile)
+    classic = [st.just(prepend()), replace_strings(alphabet),
+               replace_regexes(profile.regex_hazard)]
+    if kind == "unicode-sequence":
+        return unicode_sequences(classic, profile)
+    steps = st.lists(st.one_of(*classic, st.just(llama_normalizer())), min_size=1, max_size=3)
+    return steps.map(normalizer_sequence)
+
+
+def normalizer_sequence(steps: list[JSON]) -> JSON:
+    return {"type": "Sequence", "normalizers": steps}
+
+
+@st.composite
+def unicode_sequences(draw: st.DrawFn, classic: Sequence[st.SearchStrategy[JSON]],
+                      profile: Profile = DEFAULT_PROFILE) -> JSON:
+    """A Sequence of 1..2 Unicode normalizers and 0..2 Prepend/Replace steps, in any order."""
+    steps = [*draw(st.lists(unicode_normalizers(profile), min_size=1, max_size=2)),
+             *draw(st.lists(st.one_of(*classic), max_size=2))]
+    return normalizer_sequence(list(draw(st.permutations(steps))))
 
 
 # --- pre-tokenizers -----------------------------------------------------------------------
@@ -98,13 +157,61 @@ def metaspaces() -> st.SearchStrategy[JSON]:
     return weighted_items(pairs).map(lambda pair: metaspace(*pair))
 
 
-def pre_tokenizers(kind: PreTokenizerKind) -> st.SearchStrategy[JSON | None]:
+def byte_level(flags: ByteLevelFlags = (False, True, True)) -> JSON:
+    """A ByteLevel object (the same JSON serves as pre-tokenizer, decoder and
+    post-processor): ``(add_prefix_space, trim_offsets, use_regex)``."""
+    add_prefix_space, trim_offsets, use_regex = flags
+    return {"type": "ByteLevel", "add_prefix_space": add_prefix_space,
+            "trim_offsets": trim_offsets, "use_regex": use_regex}
+
+
+#: Llama 3's ByteLevel after its Split: no prefix space, no regex of its own.
+LLAMA3_BYTE_LEVEL: Final = byte_level((False, True, False))
+
+
+#: Real byte-level pre-tokenizers: their Splits (Isolated, not inverted), then ByteLevel with
+#: these flags (``(add_prefix_space, trim_offsets, use_regex)``), by name.
+REAL_BYTE_LEVEL_PIPELINES: Final[Mapping[str, tuple[tuple[str, ...], ByteLevelFlags]]] = {
+    "llama3": ((LLAMA3_PATTERN,), (False, True, False)),
+    "qwen2": ((QWEN2_PATTERN,), (False, False, False)),
+    "gpt4o": ((GPT4O_PATTERN,), (False, True, False)),
+    "deepseek-v3": (REAL_SEQUENCES["deepseek-v3"], (False, True, False)),
+}
+
+
+def real_byte_level_pipeline(name: str) -> JSON:
+    patterns, flags = REAL_BYTE_LEVEL_PIPELINES[name]
+    return sequence([*(regex_split(p) for p in patterns), byte_level(flags)])
+
+
+def byte_levels(profile: Profile = DEFAULT_PROFILE) -> st.SearchStrategy[JSON]:
+    """ByteLevel over every combination of its three flags."""
+    return weighted(profile.byte_level_flags).map(byte_level)
+
+
+def pre_tokenizers(kind: PreTokenizerKind, profile: Profile = DEFAULT_PROFILE,
+                   alphabet: Sequence[str] = ("a",)) -> st.SearchStrategy[JSON | None]:
+    """The ``pre_tokenizer`` field for one kind (see ``profile.PRE_TOKENIZER``)."""
     if kind == "none":
         return st.none()
     if kind == "metaspace":
         return metaspaces()
-    return st.lists(metaspaces(), min_size=1, max_size=2).map(
-        lambda steps: {"type": "Sequence", "pretokenizers": steps})
+    if kind == "split":
+        return splits(profile, alphabet)
+    if kind == "split-family":
+        return split_family(profile)
+    if kind == "split-sequence":
+        return split_steps(profile, alphabet, extra=metaspaces()).map(sequence)
+    if kind == "byte-level":
+        return byte_levels(profile)
+    if kind == "byte-level-split":
+        after = chance(shares.LLAMA3_BYTE_LEVEL).flatmap(
+            lambda llama3: st.just(LLAMA3_BYTE_LEVEL) if llama3 else byte_levels(profile))
+        steps = split_steps(profile, alphabet, kinds=shares.BYTE_LEVEL_SPLIT_PATTERN)
+        return st.tuples(steps, after).map(lambda drawn: sequence([*drawn[0], drawn[1]]))
+    if kind == "byte-level-real":
+        return weighted(shares.REAL_BYTE_LEVEL_PIPELINE).map(real_byte_level_pipeline)
+    return st.lists(metaspaces(), min_size=1, max_size=2).map(sequence)
 
 
 # --- post-processors ----------------------------------------------------------------------
@@ -164,6 +271,26 @@ def templates(draw: st.DrawFn, specials: Mapping[str, int],
     if hazard and draw(chance(hazard)):
         return _broken_template(built, draw(st.sampled_from(TEMPLATE_HAZARDS)))
     return built
+
+
+@st.composite
+def post_processors(draw: st.DrawFn, kind: PostProcessorKind, specials: Mapping[str, int],
+                    profile: Profile = DEFAULT_PROFILE) -> JSON | None:
+    """The ``post_processor`` field for one kind: none, a template, a ByteLevel
+    post-processor (``trim_offsets`` both ways), or ``Sequence[ByteLevel, Template]``
+    (Llama 3's; now and then the template first)."""
+    if kind == "none":
+        return None
+    if kind == "template":
+        return draw(templates(specials, profile.template_shape, profile.template_hazard))
+    step = byte_level((draw(weighted(shares.BYTE_LEVEL_PREFIX_SPACE)),
+                       draw(weighted(shares.BYTE_LEVEL_TRIM)), True))
+    if kind == "byte-level":
+        return step
+    built = draw(templates(specials, profile.template_shape, profile.template_hazard))
+    steps = [built, step] if draw(chance(shares.POST_SEQUENCE_TEMPLATE_FIRST)) else [
+        step, built]
+    return {"type": "Sequence", "processors": steps}
 
 
 #: Template breakages both sides agree on: upstream's deserializer refuses the first four

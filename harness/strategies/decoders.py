@@ -1,4 +1,5 @@
-"""Decoders: the two shapes the spec reproduces, Metaspace, and perturbations of the two.
+"""Decoders: the two shapes the spec reproduces, Metaspace, ByteLevel, and perturbations
+of the two.
 
 The byte-fallback decision reproduces exactly a bare ``ByteFallback`` and
 ``Sequence[Replace("▁"→" "), ByteFallback, Fuse, Strip(" ", 1, 0)]``; anything else on
@@ -17,7 +18,7 @@ from harness.documents import llama_decoder
 from harness.strategies import profile as shares
 from harness.strategies._weights import chance, weighted
 from harness.strategies.alphabet import METASPACE
-from harness.strategies.components import metaspace, metaspaces, replace
+from harness.strategies.components import byte_levels, metaspace, metaspaces, replace
 from harness.strategies.profile import DEFAULT_PROFILE, DecoderKind, Profile
 
 JSON = dict[str, Any]
@@ -87,6 +88,8 @@ def decoders(kind: DecoderKind, profile: Profile = DEFAULT_PROFILE,
     """The ``decoder`` field for one kind; "metaspace" copies ``metaspace_like`` if given."""
     if kind == "none":
         return st.none()
+    if kind == "byte-level":
+        return byte_levels(profile)
     if kind == "byte-fallback":
         return st.just(byte_fallback())
     if kind == "llama":

@@ -13,8 +13,15 @@ from typing import Any
 from harness.core.case import Case
 from harness.documents import llama_decoder, llama_normalizer
 from harness.strategies import alphabet as chars
+from harness.strategies.byte_vocabulary import is_byte_level_vocabulary
+from harness.strategies.components import (
+    REAL_BYTE_LEVEL_PIPELINES,
+    REGEX_REFUSED,
+    real_byte_level_pipeline,
+)
 from harness.strategies.decoders import byte_fallback
-from harness.strategies.texts import added_ids, inventory
+from harness.strategies.split_family import REAL_PATTERNS, REAL_SEQUENCES
+from harness.strategies.texts import STRESS, added_ids, inventory
 from harness.strategies.vocabulary import (
     UnsafeMergeError,
     merge_result,
@@ -22,6 +29,9 @@ from harness.strategies.vocabulary import (
     parse_byte_piece,
     parsed_merges,
 )
+
+UNICODE_NORMALIZERS = ("NFC", "NFD", "NFKC", "NFKD", "Lowercase", "Strip")
+REAL_PATTERN_NAMES = {source: name for name, source in REAL_PATTERNS.items()}
 
 
 def _byte_labels(vocab: Mapping[str, int]) -> set[str]:
@@ -99,48 +109,149 @@ def _is_bytes(piece: str) -> bool:
     return piece.startswith("<0x") and piece.endswith(">")
 
 
-def _pipeline_labels(document: Mapping[str, Any]) -> set[str]:
-    labels: set[str] = set()
-    normalizer = document.get("normalizer")
+def _steps(component: Any, key: str) -> list[dict[str, Any]]:
+    """The steps of a component, nested Sequences flattened (a non-Sequence is its own)."""
+    if not isinstance(component, dict):
+        return []
+    if component.get("type") == "Sequence" and isinstance(component.get(key), list):
+        return [step for inner in component[key] for step in _steps(inner, key)]
+    return [component]
+
+
+def _flags(step: Mapping[str, Any]) -> str:
+    return (f"prefix={step['add_prefix_space']}:trim={step['trim_offsets']}"
+            f":regex={step.get('use_regex', True)}")
+
+
+def _normalizer_labels(normalizer: Any) -> set[str]:
     if normalizer is None:
-        labels.add("normalizer:none")
-    elif normalizer == llama_normalizer():
-        labels.add("normalizer:llama")
-    elif normalizer["type"] == "Replace":
-        labels.add("normalizer:replace-regex" if "Regex" in normalizer["pattern"]
-                   else "normalizer:replace-string")
+        return {"normalizer:none"}
+    if normalizer == llama_normalizer():
+        return {"normalizer:llama"}
+    if normalizer["type"] == "Replace":
+        regex = normalizer["pattern"].get("Regex")
+        return ({"normalizer:replace-string"} if regex is None else {"normalizer:replace-regex"}
+                | ({"normalizer:regex-hazard"} if regex in REGEX_REFUSED else set()))
+    labels = {f"normalizer:{normalizer['type'].lower()}"}
+    for step in _steps(normalizer, "normalizers"):
+        if step["type"] == "Replace" and step["pattern"].get("Regex") in REGEX_REFUSED:
+            labels.add("normalizer:regex-hazard")
+        if step["type"] in UNICODE_NORMALIZERS:
+            labels.add(f"unicode:{step['type']}")
+            if normalizer["type"] == "Sequence":
+                labels.add("normalizer:unicode-in-sequence")
+        if step["type"] == "Strip":
+            labels.add(f"unicode:Strip:left={step['strip_left']}:right={step['strip_right']}")
+    return labels
+
+
+def _split_labels(step: Mapping[str, Any]) -> set[str]:
+    kind = step["type"]
+    if kind == "Metaspace":
+        return {f"metaspace:{step['prepend_scheme']}:split={step['split']}"}
+    if kind == "ByteLevel":
+        return {f"byte_level:pre:{_flags(step)}"}
+    if kind == "Digits":
+        return {f"digits:individual={step['individual_digits']}"}
+    if kind == "Punctuation":
+        return {f"punctuation:behavior:{step.get('behavior', 'absent')}"}
+    if kind in ("Whitespace", "WhitespaceSplit"):
+        return {f"pre:{kind.lower()}"}
+    pattern = step["pattern"]
+    if "String" in pattern:
+        labels = {"split:pattern:string"}
     else:
-        labels.add(f"normalizer:{normalizer['type'].lower()}")
-    pre = document.get("pre_tokenizer")
+        name = REAL_PATTERN_NAMES.get(pattern["Regex"])
+        labels = {f"split:pattern:{name}" if name else "split:pattern:mutated"}
+    labels.add(f"split:behavior:{step['behavior']}")
+    if step["invert"]:
+        labels.add("split:invert")
+    return labels
+
+
+def _pre_tokenizer_labels(pre: Any) -> set[str]:
     if pre is None:
-        labels.add("pre_tokenizer:none")
-    else:
-        labels.add(f"pre_tokenizer:{pre['type'].lower()}")
-        for step in pre.get("pretokenizers", [pre]):
-            labels.add(f"metaspace:{step['prepend_scheme']}:split={step['split']}")
-    decoder = document.get("decoder")
+        return {"pre_tokenizer:none"}
+    labels = {f"pre_tokenizer:{pre['type'].lower()}"}
+    for name in REAL_BYTE_LEVEL_PIPELINES:
+        if pre == real_byte_level_pipeline(name):
+            labels.add(f"pre_tokenizer:real:{name}")
+    steps = _steps(pre, "pretokenizers")
+    for step in steps:
+        labels |= _split_labels(step)
+    regexes = tuple(s["pattern"].get("Regex") for s in steps if s["type"] == "Split")
+    for name, patterns in REAL_SEQUENCES.items():
+        if regexes == patterns:
+            labels.add(f"split:sequence:{name}")
+    kinds = [s["type"] for s in steps]
+    if "ByteLevel" in kinds and kinds[-1] == "ByteLevel" and "Split" in kinds:
+        labels.add("pre_tokenizer:split-then-byte-level")
+    return labels
+
+
+def _decoder_labels(decoder: Any) -> set[str]:
     if decoder is None:
-        labels.add("decoder:none")
-    elif decoder == byte_fallback():
-        labels.add("decoder:byte-fallback")
-    elif decoder == llama_decoder():
-        labels.add("decoder:llama")
-    elif decoder["type"] == "Metaspace":
-        labels.add("decoder:metaspace")
-    else:
-        labels.add("decoder:perturbed")
-        if any(s["type"] == "Strip" and s["stop"] >= 1 for s in decoder["decoders"]):
-            labels.add("decoder:strip-hazard")
-    post = document.get("post_processor")
+        return {"decoder:none"}
+    if decoder == byte_fallback():
+        return {"decoder:byte-fallback"}
+    if decoder == llama_decoder():
+        return {"decoder:llama"}
+    if decoder["type"] == "Metaspace":
+        return {"decoder:metaspace"}
+    if decoder["type"] == "ByteLevel":
+        return {"decoder:byte-level"}
+    labels = {"decoder:perturbed"}
+    if any(s["type"] == "Strip" and s["stop"] >= 1 for s in decoder["decoders"]):
+        labels.add("decoder:strip-hazard")
+    return labels
+
+
+def _post_processor_labels(post: Any) -> set[str]:
     if post is None:
-        labels.add("post_processor:none")
-    else:
-        names = post["special_tokens"]
+        return {"post_processor:none"}
+    labels: set[str] = set()
+    steps = _steps(post, "processors")
+    if post["type"] == "Sequence":
+        labels.add("post_processor:sequence")
+        kinds = [s["type"] for s in steps]
+        if kinds and kinds[0] == "TemplateProcessing" and "ByteLevel" in kinds:
+            labels.add("post_processor:sequence:template-first")
+    for step in steps:
+        if step["type"] == "ByteLevel":
+            labels.add(f"post_processor:byte-level:trim={step['trim_offsets']}")
+            continue
+        names = step["special_tokens"]
         labels.add("template:" + ("plain" if not names else "bos" if len(names) == 1
-                                  and len(post["single"]) == 2 else "bos-eos"))
-        if _template_malformed(post):
+                                  and len(step["single"]) == 2 else "bos-eos"))
+        if _template_malformed(step):
             labels.add("template:hazard")
     return labels
+
+
+def _family_labels(document: Mapping[str, Any]) -> set[str]:
+    """The byte-level family: the coherent pipeline (byte-level vocabulary, a ByteLevel
+    pre-tokenizer step, a ByteLevel decoder) or a perturbation of it (some of the three; a
+    ByteLevel post-processor alone is no perturbation)."""
+    vocab = document["model"].get("vocab") or {}
+    byte_vocab = is_byte_level_vocabulary(vocab)
+    pre = any(s["type"] == "ByteLevel" for s in _steps(document.get("pre_tokenizer"),
+                                                         "pretokenizers"))
+    decoder = (document.get("decoder") or {}).get("type") == "ByteLevel"
+    labels = {"vocab:byte-level"} if byte_vocab else set()
+    if byte_vocab and pre and decoder:
+        labels.add("pipeline:byte-level")
+        labels.add(f"pipeline:byte-level:ignore_merges={document['model']['ignore_merges']}")
+    elif byte_vocab or pre or decoder:
+        labels.add("pipeline:byte-level-perturbed")
+    return labels
+
+
+def _pipeline_labels(document: Mapping[str, Any]) -> set[str]:
+    return (_normalizer_labels(document.get("normalizer"))
+            | _pre_tokenizer_labels(document.get("pre_tokenizer"))
+            | _decoder_labels(document.get("decoder"))
+            | _post_processor_labels(document.get("post_processor"))
+            | _family_labels(document))
 
 
 def _template_malformed(post: Mapping[str, Any]) -> bool:
@@ -200,6 +311,10 @@ def _input_labels(case: Case) -> set[str]:
                 labels.add(f"text:uncovered-width-{uncovered[c]}")
         if any(a in text for a in inv.added):
             labels.add("text:added-literal")
+    for text in [*case.texts, *(t for pair in case.pairs for t in pair)]:
+        for name, items in STRESS.items():
+            if any(item in text for item in items):
+                labels.add(f"text:{name}")
     if case.pairs:
         labels.add("text:pairs")
     byte_of = {i: b for b, i in inv.byte_ids.items()}

@@ -32,11 +32,26 @@ MergeHazard = Literal[
     "none", "result-missing", "result-longer-than-vocab", "part-missing", "prefix-underflow"
 ]
 IdLayout = Literal["contiguous", "shuffled", "holes"]
-NormalizerKind = Literal["none", "llama", "prepend", "replace-string", "replace-regex", "sequence"]
-PreTokenizerKind = Literal["none", "metaspace", "sequence"]
-DecoderKind = Literal["none", "byte-fallback", "llama", "metaspace", "perturbed"]
+#: The pipeline family: the SentencePiece-BPE lineage (Llama-2, Mistral: a vocabulary of
+#: characters, Metaspace, byte fallback), or GPT-2's byte-level lineage (Llama 3, Qwen 2: a
+#: vocabulary over the 256 byte symbols, ByteLevel pre-tokenizer and decoder).
+Family = Literal["classic", "byte-level"]
+NormalizerKind = Literal["none", "llama", "prepend", "replace-string", "replace-regex",
+                         "sequence", "unicode", "unicode-sequence"]
+UnicodeNormalizerKind = Literal["NFC", "NFD", "NFKC", "NFKD", "Lowercase", "Strip"]
+PreTokenizerKind = Literal["none", "metaspace", "sequence", "split", "split-family",
+                           "split-sequence", "byte-level", "byte-level-split",
+                           "byte-level-real"]
+SplitPatternKind = Literal["string", "real", "mutated"]
+SplitBehavior = Literal["Isolated", "Removed", "MergedWithPrevious", "MergedWithNext",
+                        "Contiguous"]
+SplitFamilyKind = Literal["digits", "punctuation", "whitespace", "whitespace-split"]
+Mutation = Literal["drop-alternative", "change-quantifier"]
+DecoderKind = Literal["none", "byte-fallback", "llama", "metaspace", "perturbed", "byte-level"]
 AddedTokensKind = Literal["none", "llama", "llama+extras", "extras"]
-PostProcessorKind = Literal["none", "template"]
+PostProcessorKind = Literal["none", "template", "byte-level", "sequence"]
+#: ``(add_prefix_space, trim_offsets, use_regex)`` of a ByteLevel component.
+ByteLevelFlags = tuple[bool, bool, bool]
 
 #: Aliases accepted by ``Profile.narrowed``, per dimension, for groups of options.
 ALIASES: Final[Mapping[str, Mapping[str, tuple[str, ...]]]] = {
@@ -46,6 +61,12 @@ ALIASES: Final[Mapping[str, Mapping[str, tuple[str, ...]]]] = {
         "present": ("complete", "missing-some", "sparse", "lowercase", "mixed-case"),
     },
 }
+
+# --- family -----------------------------------------------------------------------------------
+
+#: The two lineages: the byte-level one is drawn as a coherent family (a byte-level
+#: vocabulary, a ByteLevel pre-tokenizer, a ByteLevel decoder) with small perturbations.
+FAMILY: Final[Mapping[Family, int]] = {"classic": 78, "byte-level": 22}
 
 # --- alphabet ---------------------------------------------------------------------------------
 
@@ -63,8 +84,8 @@ METASPACE_IN_ALPHABET: Final = 900
 #: <0xC3>-without-<0xA9>); "lowercase": all 256 as ``<0xc3>``; "mixed-case": complete but
 #: 1..6 spelled in lower case.
 BYTE_ALPHABET: Final[Mapping[ByteAlphabetKind, int]] = {
-    "complete": 40, "missing-some": 10, "sparse": 12, "lowercase": 6, "mixed-case": 4,
-    "absent": 28,
+    "complete": 40, "missing-some": 10, "sparse": 14, "lowercase": 8, "mixed-case": 4,
+    "absent": 24,
 }
 #: ``byte_fallback`` when byte pieces exist / when they do not.
 BYTE_FALLBACK_WITH_BYTES: Final[Mapping[bool, int]] = {True: 75, False: 25}
@@ -123,18 +144,71 @@ ID_LAYOUT: Final[Mapping[IdLayout, int]] = {"contiguous": 40, "shuffled": 30, "h
 
 # --- pipeline components ----------------------------------------------------------------------
 
+#: The classic family's normalizer. "unicode": one of ``UNICODE_NORMALIZER`` alone;
+#: "unicode-sequence": a Sequence mixing them with Prepend and Replace.
 NORMALIZER: Final[Mapping[NormalizerKind, int]] = {
-    "none": 35, "llama": 30, "prepend": 10, "replace-string": 10, "replace-regex": 5,
-    "sequence": 10,
+    "none": 27, "llama": 26, "prepend": 10, "replace-string": 8, "replace-regex": 5,
+    "sequence": 8, "unicode": 9, "unicode-sequence": 7,
 }
-PRE_TOKENIZER: Final[Mapping[PreTokenizerKind, int]] = {"none": 55, "metaspace": 35, "sequence": 10}
+UNICODE_NORMALIZER: Final[Mapping[UnicodeNormalizerKind, int]] = {
+    "NFC": 22, "NFD": 14, "NFKC": 22, "NFKD": 14, "Lowercase": 18, "Strip": 10,
+}
+#: Per thousand Replace regexes: one Oniguruma refuses (``components.REGEX_REFUSED``: both
+#: sides refuse the file).
+REGEX_HAZARD: Final = 50
+#: Strip's ``(strip_left, strip_right)``.
+STRIP_SIDES: Final[Mapping[tuple[bool, bool], int]] = {
+    (True, True): 40, (True, False): 25, (False, True): 25, (False, False): 10,
+}
+#: The classic family's pre-tokenizer. "sequence": Metaspace steps; "split": one Split;
+#: "split-family": Digits, Punctuation, Whitespace or WhitespaceSplit; "split-sequence":
+#: a Sequence of those, Splits and Metaspace (or DeepSeek's Splits); "byte-level": a
+#: ByteLevel pre-tokenizer over the classic vocabulary (a perturbation of the family).
+PRE_TOKENIZER: Final[Mapping[PreTokenizerKind, int]] = {
+    "none": 36, "metaspace": 30, "sequence": 9, "split": 10, "split-family": 8,
+    "split-sequence": 5, "byte-level": 2,
+}
+#: A Split's pattern: a String, a real-world Regex (``split_patterns.REAL_PATTERNS``), or
+#: a real one mutated (an alternative dropped, a quantifier changed).
+SPLIT_PATTERN: Final[Mapping[SplitPatternKind, int]] = {"string": 20, "real": 50, "mutated": 30}
+#: Which real-world pattern (names of ``split_patterns.REAL_PATTERNS``).
+REAL_PATTERN: Final[Mapping[str, int]] = {
+    "gpt2": 18, "llama3": 22, "qwen2": 14, "gpt4o": 14, "tiktoken-possessive": 8,
+    "deepseek-v3": 10, "deepseek-digits": 5, "deepseek-cjk": 5, "tekken": 4,
+}
+SPLIT_BEHAVIOR: Final[Mapping[SplitBehavior, int]] = {
+    "Isolated": 40, "Removed": 15, "MergedWithPrevious": 15, "MergedWithNext": 15,
+    "Contiguous": 15,
+}
+SPLIT_INVERT: Final[Mapping[bool, int]] = {False: 80, True: 20}
+#: Per thousand Sequences of Split-family steps: a real one (DeepSeek's, ``split_family.
+#: REAL_SEQUENCES``) rather than drawn steps.
+REAL_SEQUENCE: Final = 300
+MUTATION: Final[Mapping[Mutation, int]] = {"drop-alternative": 50, "change-quantifier": 50}
+SPLIT_FAMILY: Final[Mapping[SplitFamilyKind, int]] = {
+    "digits": 25, "punctuation": 45, "whitespace": 15, "whitespace-split": 15,
+}
+#: Punctuation's ``behavior``: one of the five, or absent (upstream's default, Isolated).
+PUNCTUATION_BEHAVIOR: Final[Mapping[str, int]] = {
+    "absent": 15, "Isolated": 25, "Removed": 15, "MergedWithPrevious": 15,
+    "MergedWithNext": 15, "Contiguous": 15,
+}
+#: ``(add_prefix_space, trim_offsets, use_regex)`` of a ByteLevel pre-tokenizer or decoder:
+#: every combination alike.
+BYTE_LEVEL_FLAGS: Final[Mapping[ByteLevelFlags, int]] = {
+    (a, t, r): 1 for a in (False, True) for t in (False, True) for r in (True, False)
+}
+#: Per thousand: a ByteLevel after Splits takes Llama 3's flags (no prefix space, no regex)
+#: rather than a combination from ``BYTE_LEVEL_FLAGS``.
+LLAMA3_BYTE_LEVEL: Final = 600
 #: Metaspace ``prepend_scheme`` and ``split``.
 PREPEND_SCHEME: Final[Mapping[str, int]] = {"always": 40, "first": 35, "never": 25}
 METASPACE_SPLIT: Final[Mapping[bool, int]] = {True: 60, False: 40}
 #: "perturbed": one of the two reproduced shapes with one step dropped, two swapped, one
 #: repeated, one added, or one replaced by another type.
 DECODER: Final[Mapping[DecoderKind, int]] = {
-    "none": 18, "byte-fallback": 15, "llama": 27, "metaspace": 15, "perturbed": 25,
+    "none": 17, "byte-fallback": 15, "llama": 26, "metaspace": 15, "perturbed": 24,
+    "byte-level": 3,
 }
 PERTURBATION: Final[Mapping[str, int]] = {"drop": 20, "swap": 20, "repeat": 20, "add": 20,
                                           "replace": 20}
@@ -159,11 +233,58 @@ LLAMA_SPECIALS_NORMALIZED: Final = 80
 #: ``normalized`` flag flipped from its default (``not special``).
 ADDED_FLAG: Final = 150
 ADDED_NORMALIZED_FLIPPED: Final = 300
-POST_PROCESSOR: Final[Mapping[PostProcessorKind, int]] = {"none": 45, "template": 55}
+#: "byte-level": a ByteLevel post-processor; "sequence": ``Sequence[ByteLevel, Template]``
+#: (Llama 3's), in either order (``POST_SEQUENCE_TEMPLATE_FIRST``).
+POST_PROCESSOR: Final[Mapping[PostProcessorKind, int]] = {
+    "none": 44, "template": 50, "byte-level": 3, "sequence": 3,
+}
+#: A ByteLevel post-processor's ``trim_offsets`` and ``add_prefix_space``.
+BYTE_LEVEL_TRIM: Final[Mapping[bool, int]] = {False: 50, True: 50}
+BYTE_LEVEL_PREFIX_SPACE: Final[Mapping[bool, int]] = {False: 50, True: 50}
+#: Per thousand post-processor Sequences: the template comes before the ByteLevel step.
+POST_SEQUENCE_TEMPLATE_FIRST: Final = 200
 #: Template shape: BOS only (Llama), BOS + EOS, or no specials at all.
 TEMPLATE_SHAPE: Final[Mapping[str, int]] = {"bos": 50, "bos-eos": 35, "plain": 15}
 #: Per thousand templates: one broken as ``components.TEMPLATE_HAZARDS`` lists.
 TEMPLATE_HAZARD: Final = 40
+
+# --- the byte-level family ---------------------------------------------------------------------
+
+BYTE_LEVEL_NORMALIZER: Final[Mapping[NormalizerKind, int]] = {
+    "none": 60, "unicode": 25, "unicode-sequence": 15,
+}
+#: "byte-level": ByteLevel alone (GPT-2); "byte-level-split": drawn Splits, then ByteLevel;
+#: "byte-level-real": a real one exactly (``REAL_BYTE_LEVEL_PIPELINE``); "split" and "none"
+#: leave the byte-level vocabulary without a ByteLevel step (a perturbation of the family).
+BYTE_LEVEL_PRE_TOKENIZER: Final[Mapping[PreTokenizerKind, int]] = {
+    "byte-level": 35, "byte-level-split": 30, "byte-level-real": 25, "split": 5, "none": 5,
+}
+#: The real Splits-then-ByteLevel pre-tokenizers (``components.REAL_BYTE_LEVEL_PIPELINES``).
+REAL_BYTE_LEVEL_PIPELINE: Final[Mapping[str, int]] = {
+    "llama3": 40, "qwen2": 20, "gpt4o": 20, "deepseek-v3": 20,
+}
+#: The pattern of a drawn Split before a ByteLevel: mostly a real one.
+BYTE_LEVEL_SPLIT_PATTERN: Final[Mapping[SplitPatternKind, int]] = {
+    "real": 70, "mutated": 20, "string": 10,
+}
+#: "perturbed": one of the classic family's decoders (Metaspace, Llama's chain...).
+BYTE_LEVEL_DECODER: Final[Mapping[DecoderKind, int]] = {
+    "byte-level": 85, "none": 7, "perturbed": 8,
+}
+#: The classic decoder a "perturbed" byte-level family gets.
+BYTE_LEVEL_FOREIGN_DECODER: Final[Mapping[DecoderKind, int]] = {
+    "metaspace": 40, "llama": 30, "byte-fallback": 15, "perturbed": 15,
+}
+BYTE_LEVEL_POST_PROCESSOR: Final[Mapping[PostProcessorKind, int]] = {
+    "none": 25, "byte-level": 30, "template": 15, "sequence": 30,
+}
+#: GPT-2's and Llama 3's files have no unk token.
+BYTE_LEVEL_UNK: Final[Mapping[UnkKind, int]] = {"absent": 75, "present": 25}
+#: Llama 3 sets ``ignore_merges``; GPT-2 does not.
+BYTE_LEVEL_IGNORE_MERGES: Final[Mapping[bool, int]] = {False: 50, True: 50}
+#: Byte-level merges: 1..3 multi-byte characters rebuilt from their byte symbols, then 0..4
+#: words of the alphabet (with a leading ``Ġ`` or not) merged left to right, then grown ones.
+BYTE_LEVEL_WORDS_MAX: Final = 4
 
 # --- inputs -----------------------------------------------------------------------------------
 
@@ -176,8 +297,14 @@ EMPTY_TEXT: Final = 40
 #: and runs), an uncovered character (the share split evenly among UTF-8 widths), a control
 #: character, a literal added/special token, a literal ``<0xXX>`` string.
 FRAGMENT: Final[Mapping[str, int]] = {
-    "char": 35, "piece": 27, "space": 11, "uncovered": 13, "control": 5, "added": 7,
-    "byte-literal": 2,
+    "char": 33, "piece": 25, "space": 10, "uncovered": 12, "control": 5, "added": 7,
+    "byte-literal": 2, "stress": 10,
+}
+#: The "stress" share of fragments, among the alphabets of ``texts.STRESS`` (what the
+#: Unicode normalizers, Split patterns and ByteLevel are sensitive to).
+STRESS: Final[Mapping[str, int]] = {
+    "composition": 12, "compatibility": 12, "case": 12, "unicode-space": 10, "digits": 10,
+    "punctuation": 10, "crlf": 8, "contraction": 10, "emoji": 8, "cjk": 8,
 }
 #: Per thousand: a text also carries one arbitrary Unicode scalar value (``st.characters``).
 WILD_CHARACTER: Final = 150
@@ -201,6 +328,7 @@ ID_SEGMENT: Final[Mapping[str, int]] = {
 class Profile:
     """One weight table per dimension; ``Profile()`` is the default mix."""
 
+    family: Mapping[Family, int] = dataclasses.field(default_factory=lambda: dict(FAMILY))
     byte_alphabet: Mapping[ByteAlphabetKind, int] = dataclasses.field(
         default_factory=lambda: dict(BYTE_ALPHABET))
     byte_fallback_with_bytes: Mapping[bool, int] = dataclasses.field(
@@ -228,8 +356,22 @@ class Profile:
     id_layout: Mapping[IdLayout, int] = dataclasses.field(default_factory=lambda: dict(ID_LAYOUT))
     normalizer: Mapping[NormalizerKind, int] = dataclasses.field(
         default_factory=lambda: dict(NORMALIZER))
+    unicode_normalizer: Mapping[UnicodeNormalizerKind, int] = dataclasses.field(
+        default_factory=lambda: dict(UNICODE_NORMALIZER))
     pre_tokenizer: Mapping[PreTokenizerKind, int] = dataclasses.field(
         default_factory=lambda: dict(PRE_TOKENIZER))
+    split_pattern: Mapping[SplitPatternKind, int] = dataclasses.field(
+        default_factory=lambda: dict(SPLIT_PATTERN))
+    real_pattern: Mapping[str, int] = dataclasses.field(
+        default_factory=lambda: dict(REAL_PATTERN))
+    split_behavior: Mapping[SplitBehavior, int] = dataclasses.field(
+        default_factory=lambda: dict(SPLIT_BEHAVIOR))
+    split_invert: Mapping[bool, int] = dataclasses.field(
+        default_factory=lambda: dict(SPLIT_INVERT))
+    split_family: Mapping[SplitFamilyKind, int] = dataclasses.field(
+        default_factory=lambda: dict(SPLIT_FAMILY))
+    byte_level_flags: Mapping[ByteLevelFlags, int] = dataclasses.field(
+        default_factory=lambda: dict(BYTE_LEVEL_FLAGS))
     decoder: Mapping[DecoderKind, int] = dataclasses.field(default_factory=lambda: dict(DECODER))
     strip_hazard: int = STRIP_HAZARD
     duplicate_id_hazard: int = DUPLICATE_ID_HAZARD
@@ -241,6 +383,19 @@ class Profile:
         default_factory=lambda: dict(TEMPLATE_SHAPE))
     pairs: int = PAIRS
     template_hazard: int = TEMPLATE_HAZARD
+    regex_hazard: int = REGEX_HAZARD
+    byte_level_normalizer: Mapping[NormalizerKind, int] = dataclasses.field(
+        default_factory=lambda: dict(BYTE_LEVEL_NORMALIZER))
+    byte_level_pre_tokenizer: Mapping[PreTokenizerKind, int] = dataclasses.field(
+        default_factory=lambda: dict(BYTE_LEVEL_PRE_TOKENIZER))
+    byte_level_decoder: Mapping[DecoderKind, int] = dataclasses.field(
+        default_factory=lambda: dict(BYTE_LEVEL_DECODER))
+    byte_level_post_processor: Mapping[PostProcessorKind, int] = dataclasses.field(
+        default_factory=lambda: dict(BYTE_LEVEL_POST_PROCESSOR))
+    byte_level_unk: Mapping[UnkKind, int] = dataclasses.field(
+        default_factory=lambda: dict(BYTE_LEVEL_UNK))
+    byte_level_ignore_merges: Mapping[bool, int] = dataclasses.field(
+        default_factory=lambda: dict(BYTE_LEVEL_IGNORE_MERGES))
 
     def narrowed(self, **choices: Any) -> Profile:
         """This profile with some dimensions narrowed to the given option(s).
@@ -248,7 +403,10 @@ class Profile:
         Each keyword names a field; its value is one option, an alias from ``ALIASES``, or an
         iterable of them.  ``byte_fallback=True/False`` narrows both byte_fallback tables;
         ``hazards=False`` removes every deliberate upstream refusal or panic (merge hazards,
-        Strip windows, broken templates); ``strip_hazard`` and ``pairs`` take a per-thousand number.
+        Strip windows, broken templates, regexes Oniguruma refuses); ``strip_hazard``,
+        ``pairs``, ``template_hazard`` and ``regex_hazard`` take a per-thousand number.
+        Narrowing a dimension only one family draws (``CLASSIC_ONLY``, ``BYTE_LEVEL_ONLY``)
+        narrows the family to that one too, unless ``family`` is given.
         """
         updates: dict[str, Any] = {}
         for name, value in choices.items():
@@ -265,13 +423,34 @@ class Profile:
                     updates["strip_hazard"] = 0
                     updates["duplicate_id_hazard"] = 0
                     updates["template_hazard"] = 0
-            elif name in ("strip_hazard", "pairs", "template_hazard"):
+                    updates["regex_hazard"] = 0
+            elif name in ("strip_hazard", "pairs", "template_hazard", "regex_hazard"):
                 updates[name] = int(value)
             elif name in {f.name for f in dataclasses.fields(self)}:
                 updates[name] = restrict(getattr(self, name), _options(name, value))
             else:
                 raise TypeError(f"Profile has no dimension {name!r}")
+        given = {name for name, value in choices.items() if value is not None}
+        if "family" not in given:
+            if given & CLASSIC_ONLY:
+                updates["family"] = {"classic": 1}
+            elif given & BYTE_LEVEL_ONLY:
+                updates["family"] = {"byte-level": 1}
         return dataclasses.replace(self, **updates)
+
+
+#: Dimensions only the classic family draws (the byte-level family has its own tables or
+#: fixed choices: no <0xXX> pieces, no byte fallback, no prefix or suffix).
+CLASSIC_ONLY: Final = frozenset({
+    "normalizer", "pre_tokenizer", "decoder", "post_processor", "byte_alphabet",
+    "byte_fallback", "byte_fallback_with_bytes", "byte_fallback_without_bytes", "byte_merges",
+    "unk", "prefix", "suffix", "ignore_merges",
+})
+#: Dimensions only the byte-level family draws.
+BYTE_LEVEL_ONLY: Final = frozenset({
+    "byte_level_normalizer", "byte_level_pre_tokenizer", "byte_level_decoder",
+    "byte_level_post_processor", "byte_level_unk", "byte_level_ignore_merges",
+})
 
 
 def _options(name: str, value: object) -> list[Any]:

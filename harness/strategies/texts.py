@@ -21,11 +21,47 @@ from harness.strategies._weights import (
     uniform_index,
     weighted_items,
 )
+from harness.strategies.byte_vocabulary import is_byte_level_vocabulary
 from harness.strategies.vocabulary import model_decoration, parse_byte_piece
+from implementation.byte_level import SYMBOL_BYTES
 
 SPACES: Final = (" ", "  ", "   ", " " * 5, chars.METASPACE)
 CONTROLS: Final = tuple(chars.CONTROLS)
 BYTE_LITERALS: Final = ("<0x41>", "<0xC3>", "<0xc3>", "<0x58>")
+
+#: Alphabets of text fragments the newer components are sensitive to (the "stress" share of
+#: ``profile.FRAGMENT``, split by ``profile.STRESS``), each item one fragment:
+STRESS: Final[Mapping[str, tuple[str, ...]]] = {
+    # base + combining marks out of canonical order (U+0301 is ccc 230, U+0323 220, U+0334
+    # 1), decomposed letters, Hangul jamo (L V T) that NFC composes, a precomposed syllable
+    "composition": ("a\u0301\u0323", "e\u0301", "o\u0308\u0304", "x\u0334\u0301",
+                    "\u1100\u1161\u11a8", "\u1112\u1161\u11ab", "\uac01", "A\u030a",
+                    "\u212b", "n\u0303"),
+    # compatibility forms NFKC/NFKD expand or fold
+    "compatibility": ("\ufb01", "\ufb02", "\u2460", "\u2026", "\uff21\uff42", "\u338f",
+                      "\u00bd", "\u2122", "\uff76", "\u01c6", "\u00b2", "\u1d2c"),
+    # case mappings that change length or depend on context
+    "case": ("\u0130", "\u00df", "\u01c5", "\u03a3", "\u03a3\u0391\u03a3 ", "\u03c2",
+             "\u1e9e", "\u212a", "\u0131", "\u1f88", "\u0587"),
+    # Unicode whitespace: NBSP, ideographic space, line separator, em space, narrow NBSP,
+    # NEL, vertical tab, form feed
+    "unicode-space": ("\u00a0", "\u3000", "\u2028", "\u2003", "\u202f", "\u0085", "\x0b",
+                      "\x0c", " \u00a0 "),
+    # digit runs past three, other scripts' digits, fullwidth digits
+    "digits": ("1234", "12345678", "2024", "007", "\u0663\u0664\u0665\u0666",
+               "\uff10\uff11\uff12\uff13", "9 99 999 9999"),
+    "punctuation": ("...", "!?", "\u2014", "\u00ab\u00bb", "\u201c\u201d", "\u00bf",
+                    "#include", "->", "a/b", "$1,234.56", "(x)", "\u3002"),
+    "crlf": ("\r\n", "\r\n\r\n", "\n\n\n", "\r\r", " \n", "\t\n "),
+    # contractions, lower and upper case
+    "contraction": ("'s", "'S", "'re", "'RE", "'ll", "'LL", "'ve", "'VE", "'d", "'D", "'m",
+                    "'M", "'t", "don't", "I'M", "we'll"),
+    # emoji (4-byte, with skin tone, flags, ZWJ sequences, variation selector)
+    "emoji": ("\U0001f600", "\U0001f44d\U0001f3fd", "\U0001f1eb\U0001f1f7",
+              "\U0001f468\u200d\U0001f469\u200d\U0001f467", "\u2764\ufe0f"),
+    "cjk": ("\u65e5\u672c\u8a9e", "\u4e2d\u6587", "\ud55c\uad6d\uc5b4",
+            "\u30ab\u30bf\u30ab\u30ca", "\u3002", "\u9f8d"),
+}
 
 
 @dataclass(frozen=True)
@@ -64,12 +100,24 @@ def added_ids(document: Mapping[str, Any]) -> dict[str, int]:
     return out
 
 
+def _spelled(piece: str, byte_level: bool) -> str:
+    """What a vocabulary string spells in a text: itself, or in a byte-level vocabulary the
+    whole characters its byte symbols stand for (bytes of a cut character left out)."""
+    if not byte_level or any(c not in SYMBOL_BYTES for c in piece):
+        return piece
+    return bytes(SYMBOL_BYTES[c] for c in piece).decode("utf-8", "ignore")
+
+
 def inventory(document: Mapping[str, Any]) -> Inventory:
+    """What the document offers: in a byte-level vocabulary (all 256 byte symbols), the
+    characters and pieces its multi-symbol strings spell, and its byte symbols as the byte
+    pieces of decode runs."""
     model = document.get("model") or {}
     vocab: Mapping[str, int] = model.get("vocab") or {}
     decoration = model_decoration(model)
     added = added_ids(document)
     specials = {e["content"] for e in document.get("added_tokens") or [] if e.get("special")}
+    byte_level = is_byte_level_vocabulary(vocab)
 
     unk = model.get("unk_token")
     covered: dict[str, None] = {}
@@ -77,7 +125,9 @@ def inventory(document: Mapping[str, Any]) -> Inventory:
     for piece in vocab:
         if piece in added or piece == unk or _is_byte_string(piece):
             continue
-        plain = decoration.undecorate(piece)
+        if byte_level and len(piece) == 1 and piece in SYMBOL_BYTES:
+            continue  # a lone byte symbol spells no character of its own
+        plain = decoration.undecorate(_spelled(piece, byte_level))
         covered.update(dict.fromkeys(plain))
         if len(plain) > 1:
             pieces[plain] = None
@@ -94,6 +144,8 @@ def inventory(document: Mapping[str, Any]) -> Inventory:
         value = parse_byte_piece(piece)
         if value is not None and (value not in byte_ids or piece == f"<0x{value:02X}>"):
             byte_ids[value] = token_id
+    if byte_level and not byte_ids:
+        byte_ids = {SYMBOL_BYTES[symbol]: vocab[symbol] for symbol in SYMBOL_BYTES}
     ids = sorted({*vocab.values(), *added.values()})
     top = ids[-1] if ids else -1
     named = set(ids)
@@ -120,7 +172,9 @@ def fragments(inv: Inventory) -> st.SearchStrategy[str]:
     weighted table (one draw per fragment); a large one (a real 32k vocabulary) picks the
     kind first, then an item of it uniformly.
     """
-    w = shares.FRAGMENT
+    # every weight in units of the stress table, so its alphabets split their share exactly
+    unit = sum(shares.STRESS.values())
+    w = {kind: weight * unit for kind, weight in shares.FRAGMENT.items()}
     widths = [chars_ for _, chars_ in sorted(inv.uncovered.items()) if chars_]
     kinds: list[tuple[int, Sequence[str]]] = [
         (w["char"], inv.covered),
@@ -131,6 +185,8 @@ def fragments(inv: Inventory) -> st.SearchStrategy[str]:
         (w["control"], CONTROLS),
         (w["added"], inv.added),
         (w["byte-literal"], BYTE_LITERALS),
+        *((shares.FRAGMENT["stress"] * weight, STRESS[name])
+          for name, weight in shares.STRESS.items()),
     ]
     kinds = [(weight, items) for weight, items in kinds if weight > 0 and items]
     if sum(len(items) for _, items in kinds) <= _FLAT_TABLE_MAX:

@@ -404,11 +404,7 @@ def bpe_models(
     if alphabet is None:
         alphabet = draw(chars.alphabets())
     unk_kind: UnkKind = unk if unk is not None else draw(weighted(profile.unk))
-    reserved = list(dict.fromkeys(reserved))
-    if unk_kind == "present" and unk_token is not None and unk_token not in reserved:
-        reserved.insert(0, unk_token)
-    if unk_kind == "dangling" and unk_token in reserved:
-        reserved.remove(unk_token)
+    reserved = reserved_strings(reserved, unk_token, unk_kind)
     decoration = _decoration(draw(weighted(profile.prefix)), draw(weighted(profile.suffix)))
 
     byte_kind = draw(weighted(profile.byte_alphabet))
@@ -433,6 +429,31 @@ def bpe_models(
     if decoration.prefix and draw(chance(shares.UNDECORATED_RIGHT)):
         draw(undecorated_right_merges(book))
 
+    return draw(model_objects(profile, book, reserved, decoration=decoration,
+                              unk_token=unk_token, unk=unk_kind, byte_fallback=byte_fallback,
+                              ignore_merges=profile.ignore_merges, allow_holes=allow_holes,
+                              free_ids=free_ids))
+
+
+def reserved_strings(reserved: Sequence[str], unk_token: str | None, unk: UnkKind
+                     ) -> list[str]:
+    """The strings at ids 0..k-1: the reserved ones, with the unk token first when it is
+    "present", without it when it is "dangling"."""
+    out = list(dict.fromkeys(reserved))
+    if unk == "present" and unk_token is not None and unk_token not in out:
+        out.insert(0, unk_token)
+    if unk == "dangling" and unk_token in out:
+        out.remove(unk_token)
+    return out
+
+
+@st.composite
+def model_objects(draw: st.DrawFn, profile: Profile, book: MergeBook, reserved: Sequence[str],
+                  *, decoration: Decoration, unk_token: str | None, unk: UnkKind,
+                  byte_fallback: bool, ignore_merges: Mapping[bool, int],
+                  allow_holes: bool = True, free_ids: int = 0) -> dict[str, Any]:
+    """The ``model`` object over a grown ``MergeBook``: the merges reordered, repeated and
+    given a hazard as the profile says, ids laid out, the merges' form and the flags."""
     merges = draw(reordered(book.merges, draw(weighted(profile.rank_order))))
     if draw(weighted(profile.duplicate_merges)):
         merges = draw(with_duplicates(merges))
@@ -453,12 +474,12 @@ def bpe_models(
     return {
         "type": "BPE",
         "dropout": draw(dropouts(profile)),
-        "unk_token": None if unk_kind == "absent" else unk_token,
+        "unk_token": None if unk == "absent" else unk_token,
         "continuing_subword_prefix": decoration.prefix,
         "end_of_word_suffix": decoration.suffix,
         "fuse_unk": draw(weighted(profile.fuse_unk)),
         "byte_fallback": byte_fallback,
-        "ignore_merges": draw(weighted(profile.ignore_merges)),
+        "ignore_merges": draw(weighted(ignore_merges)),
         "vocab": vocab,
         "merges": merges_json(merges, form, version_line, middle),
     }

@@ -1,0 +1,265 @@
+"""The Split family of pre-tokenizers, as tokenizer.json objects: ``Split`` over real-world
+Regex patterns (declared once, here), mutations of them and String patterns, with every
+behaviour and ``invert``; ``Digits``, ``Punctuation``, ``Whitespace``, ``WhitespaceSplit``;
+and Sequences of them (DeepSeek's real ones among them).
+
+A mutation keeps a pattern Oniguruma compiles: it drops one top-level alternative, or
+changes one quantifier outside a character class (``+`` to ``*``, ``{1,3}`` to ``{2,}``...,
+its lazy or possessive modifier kept). What the reference then refuses (a repeat that can
+match the empty string, an ambiguity it cannot bound: decision 0023) is a strict class.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any, Final
+
+from hypothesis import strategies as st
+
+from harness.strategies import profile as shares
+from harness.strategies._weights import chance, weighted
+from harness.strategies.profile import DEFAULT_PROFILE, Profile, SplitPatternKind
+from implementation.byte_level import GPT2_PATTERN
+
+JSON = dict[str, Any]
+
+# --- real-world patterns ----------------------------------------------------------------------
+
+#: Llama 3's (and its Split's neighbours': the contractions case-insensitive, digits by three).
+LLAMA3_PATTERN: Final = (
+    r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}"
+    r"| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+")
+#: Qwen 2's: Llama 3's with single digits.
+QWEN2_PATTERN: Final = (
+    r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}"
+    r"| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+")
+#: GPT-4o's (o200k): cased words with their contraction, digits by three.
+GPT4O_PATTERN: Final = (
+    r"[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+"
+    r"(?i:'s|'t|'re|'ve|'m|'ll|'d)?"
+    r"|[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*"
+    r"(?i:'s|'t|'re|'ve|'m|'ll|'d)?"
+    r"|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+")
+#: tiktoken's cl100k spelled with possessive repeats (Ruby syntax: ``{1,3}+`` is a repeat of
+#: a repeat, not possessive).
+TIKTOKEN_POSSESSIVE_PATTERN: Final = (
+    r"[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+"
+    r"|\s++$|\s*[\r\n]|\s+(?!\S)|\s")
+#: DeepSeek V3's three Splits: digits by three, CJK runs, then words and punctuation.
+DEEPSEEK_DIGITS_PATTERN: Final = r"\p{N}{1,3}"
+DEEPSEEK_CJK_PATTERN: Final = "[一-龥぀-ゟ゠-ヿ]+"
+DEEPSEEK_V3_PATTERN: Final = (
+    r"""[!"#$%&'()*+,\-./:;<=>?@\[\\\]^_`{|}~][A-Za-z]+"""
+    r"|[^\r\n\p{L}\p{P}\p{S}]?[\p{L}\p{M}]+| ?[\p{P}\p{S}]+[\r\n]*|\s*[\r\n]+"
+    r"|\s+(?!\S)|\s+")
+#: DeepSeek LLM's six Splits (Latin/Greek/Cyrillic words, ASCII and fullwidth punctuation,
+#: trailing spaces, CJK and Hangul runs, numbers).
+DEEPSEEK_LLM_PATTERNS: Final = (
+    r"[\r\n]", r"\s?[A-Za-zµÀ-ÖØ-öø-ƺƼ-ƿǄ-ʓʕ-ʯͰ-ͳͶͷͻ-ͽͿΆΈ-ΊΌΎ-ΡΣ-ϵϷ-ҁҊ-ԯԱ-Ֆ]+",
+    r"\s?[!-/:-~！-／：-～‘-‟　-。]+", r"\s+$", "[一-龥ࠀ-一가-퟿]+", r"\p{N}+")
+#: Mistral's tekken: look-aheads inside repeats.
+TEKKEN_PATTERN: Final = (
+    r"[^\r\n\p{L}\p{N}]?((?=[\p{L}])([^a-z]))*((?=[\p{L}])([^A-Z]))+"
+    r"|[^\r\n\p{L}\p{N}]?((?=[\p{L}])([^a-z]))+((?=[\p{L}])([^A-Z]))*"
+    r"|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+")
+
+#: Every real-world Split pattern by name (the keys of ``profile.REAL_PATTERN``); GPT-2's
+#: is the reference's own constant (the pattern ByteLevel's ``use_regex`` splits with).
+REAL_PATTERNS: Final[Mapping[str, str]] = {
+    "gpt2": GPT2_PATTERN,
+    "llama3": LLAMA3_PATTERN,
+    "qwen2": QWEN2_PATTERN,
+    "gpt4o": GPT4O_PATTERN,
+    "tiktoken-possessive": TIKTOKEN_POSSESSIVE_PATTERN,
+    "deepseek-v3": DEEPSEEK_V3_PATTERN,
+    "deepseek-digits": DEEPSEEK_DIGITS_PATTERN,
+    "deepseek-cjk": DEEPSEEK_CJK_PATTERN,
+    "tekken": TEKKEN_PATTERN,
+}
+#: Real Sequences of Splits (all Isolated, not inverted), by name.
+REAL_SEQUENCES: Final[Mapping[str, tuple[str, ...]]] = {
+    "deepseek-v3": (DEEPSEEK_DIGITS_PATTERN, DEEPSEEK_CJK_PATTERN, DEEPSEEK_V3_PATTERN),
+    "deepseek-llm": DEEPSEEK_LLM_PATTERNS,
+}
+#: String patterns: Gemma 3's space, a newline, CRLF, a hyphen, an apostrophe, two spaces,
+#: the empty string (a match everywhere), the metaspace; then characters of the alphabet.
+STRING_PATTERNS: Final = (" ", "\n", "\r\n", "-", "'", "  ", "", "\u2581")
+#: What a changed quantifier becomes.
+QUANTIFIERS: Final = ("*", "+", "?", "{1,3}", "{2,}", "{0,2}")
+
+BEHAVIORS: Final = ("Isolated", "Removed", "MergedWithPrevious", "MergedWithNext", "Contiguous")
+
+
+# --- JSON -------------------------------------------------------------------------------------
+
+
+def split(pattern: JSON, behavior: str = "Isolated", invert: bool = False) -> JSON:
+    return {"type": "Split", "pattern": pattern, "behavior": behavior, "invert": invert}
+
+
+def regex_split(source: str, behavior: str = "Isolated", invert: bool = False) -> JSON:
+    return split({"Regex": source}, behavior, invert)
+
+
+def digits(individual_digits: bool) -> JSON:
+    return {"type": "Digits", "individual_digits": individual_digits}
+
+
+def punctuation(behavior: str | None = "Isolated") -> JSON:
+    """Punctuation; ``behavior=None`` leaves the field out (upstream's default, Isolated)."""
+    return {"type": "Punctuation"} | ({} if behavior is None else {"behavior": behavior})
+
+
+def whitespace() -> JSON:
+    return {"type": "Whitespace"}
+
+
+def whitespace_split() -> JSON:
+    return {"type": "WhitespaceSplit"}
+
+
+def sequence(steps: Sequence[JSON]) -> JSON:
+    return {"type": "Sequence", "pretokenizers": list(steps)}
+
+
+# --- mutations --------------------------------------------------------------------------------
+
+_COUNTED = re.compile(r"\{\d*,?\d*\}")
+
+
+def _scan(source: str) -> tuple[list[int], list[tuple[int, int, int]]]:
+    """Where the top-level ``|`` are, and each quantifier outside a class as (start of the
+    quantifier, end of its base, end with its ``?``/``+`` modifier)."""
+    bars: list[int] = []
+    quantifiers: list[tuple[int, int, int]] = []
+    depth = 0
+    in_class = False
+    i = 0
+    while i < len(source):
+        c = source[i]
+        if c == "\\":
+            i += 2
+            if source[i - 1:i] in ("p", "P") and source[i:i + 1] == "{":
+                i = source.index("}", i) + 1
+            continue
+        if in_class:
+            in_class = c != "]"
+            i += 1
+            continue
+        if c == "[":
+            in_class = True
+            i += 2 if source[i + 1:i + 2] in ("^", "]") else 1
+            continue
+        if c == "(":
+            depth += 1
+            i += 1
+            if source[i:i + 1] == "?":  # a group's kind, never a quantifier
+                i = next(k for k in range(i, len(source)) if source[k] in ":=!>)") + 1
+            continue
+        if c == ")":
+            depth -= 1
+        elif c == "|" and depth == 0:
+            bars.append(i)
+        counted = _COUNTED.match(source, i) if c == "{" else None
+        if c in "*+?" or counted:
+            end = counted.end() if counted else i + 1
+            modified = end + 1 if source[end:end + 1] in ("?", "+") else end
+            quantifiers.append((i, end, modified))
+            i = modified
+            continue
+        i += 1
+    return bars, quantifiers
+
+
+def alternatives(source: str) -> list[str]:
+    """The top-level alternatives of a pattern."""
+    bars, _ = _scan(source)
+    bounds = [-1, *bars, len(source)]
+    return [source[a + 1:b] for a, b in itertools.pairwise(bounds)]
+
+
+def quantifiers(source: str) -> list[tuple[int, int]]:
+    """(start, end) of each quantifier's base outside a class (modifiers excluded)."""
+    _, found = _scan(source)
+    return [(start, end) for start, end, _ in found]
+
+
+@st.composite
+def mutations(draw: st.DrawFn, source: str, how: str) -> str:
+    """``source`` with one alternative dropped or one quantifier changed (when it has
+    none to change, the other mutation; when it has neither, itself)."""
+    parts = alternatives(source)
+    spots = quantifiers(source)
+    if (how == "change-quantifier" and spots) or len(parts) < 2:
+        if not spots:
+            return source
+        start, end = draw(st.sampled_from(spots))
+        new = draw(st.sampled_from([q for q in QUANTIFIERS if q != source[start:end]]))
+        return source[:start] + new + source[end:]
+    k = draw(st.integers(0, len(parts) - 1))
+    return "|".join(parts[:k] + parts[k + 1:])
+
+
+# --- strategies -------------------------------------------------------------------------------
+
+
+@st.composite
+def split_patterns(draw: st.DrawFn, profile: Profile = DEFAULT_PROFILE,
+                   alphabet: Sequence[str] = ("a",),
+                   kinds: Mapping[SplitPatternKind, int] | None = None) -> JSON:
+    """A Split's ``pattern``: a String, a real-world Regex, or a mutated one (in the shares
+    of ``kinds``, else the profile's)."""
+    kind = draw(weighted(kinds or profile.split_pattern))
+    if kind == "string":
+        return {"String": draw(st.sampled_from([*STRING_PATTERNS, *alphabet[:4]]))}
+    source = REAL_PATTERNS[draw(weighted(profile.real_pattern))]
+    if kind == "mutated":
+        source = draw(mutations(source, draw(weighted(shares.MUTATION))))
+    return {"Regex": source}
+
+
+@st.composite
+def splits(draw: st.DrawFn, profile: Profile = DEFAULT_PROFILE,
+           alphabet: Sequence[str] = ("a",),
+           kinds: Mapping[SplitPatternKind, int] | None = None) -> JSON:
+    """One Split: a pattern, a behaviour, ``invert``."""
+    pattern = draw(split_patterns(profile, alphabet, kinds))
+    return split(pattern, draw(weighted(profile.split_behavior)),
+                 draw(weighted(profile.split_invert)))
+
+
+@st.composite
+def split_family(draw: st.DrawFn, profile: Profile = DEFAULT_PROFILE) -> JSON:
+    """Digits (both ways), Punctuation (every behaviour, or none given), Whitespace,
+    WhitespaceSplit."""
+    kind = draw(weighted(profile.split_family))
+    if kind == "digits":
+        return digits(draw(st.booleans()))
+    if kind == "punctuation":
+        behavior = draw(weighted(shares.PUNCTUATION_BEHAVIOR))
+        return punctuation(None if behavior == "absent" else behavior)
+    return whitespace() if kind == "whitespace" else whitespace_split()
+
+
+def real_sequences() -> st.SearchStrategy[list[JSON]]:
+    """The Splits of a real Sequence (DeepSeek's)."""
+    return st.sampled_from(sorted(REAL_SEQUENCES)).map(
+        lambda name: [regex_split(p) for p in REAL_SEQUENCES[name]])
+
+
+@st.composite
+def split_steps(draw: st.DrawFn, profile: Profile = DEFAULT_PROFILE,
+                alphabet: Sequence[str] = ("a",),
+                extra: st.SearchStrategy[JSON] | None = None,
+                kinds: Mapping[SplitPatternKind, int] | None = None) -> list[JSON]:
+    """The steps of a Sequence of Split-family pre-tokenizers: a real one, or 1..3 steps
+    among Splits (patterns in the shares of ``kinds``), the fixed ones and ``extra``
+    (Metaspace, say)."""
+    if draw(chance(shares.REAL_SEQUENCE)):
+        return draw(real_sequences())
+    options = [splits(profile, alphabet, kinds), split_family(profile)]
+    if extra is not None:
+        options.append(extra)
+    return draw(st.lists(st.one_of(options), min_size=1, max_size=3))
