@@ -228,7 +228,8 @@ def build_report(result: JobResultLike, report_path: str = DEFAULT_REPORT) -> mo
         coverage=model.Coverage(
             rules={rule: model.RuleCoverage(meaning, tally.rule_comparisons.get(rule, 0))
                    for rule, meaning in RULES.items()},
-            classes={cls.id: tally.by_class.get(cls.id, 0) for cls in registry}),
+            classes={cls.id: tally.by_class.get(cls.id, 0) for cls in registry},
+            features=dict(sorted(tally.features.items()))),
         subject=_subject_section(result.subject))
 
 

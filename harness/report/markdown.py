@@ -411,7 +411,26 @@ def _coverage(report: Report) -> str:
     unexercised = [rule for rule, entry in rules.items() if not entry.comparisons]
     if unexercised:
         rows += ["", f"Not exercised: {', '.join(_code(r) for r in unexercised)}."]
-    return "\n".join(rows)
+    return "\n".join(rows + _features(report))
+
+
+def _features(report: Report) -> list[str]:
+    """The generated cases' feature labels, one row per dimension (the label's first part)."""
+    features = report.coverage.features
+    if not features:
+        return []
+    examples = max(report.summary.examples, 1)
+    by_dimension: dict[str, list[str]] = {}
+    for label, count in features.items():
+        dimension, _, option = label.partition(":")
+        shown = f"{_code(option or dimension, table=True)} {_int(count)} ({_pct(count / examples)})"
+        by_dimension.setdefault(dimension, []).append(shown)
+    rows = ["", "### What the generated cases exercised", "",
+            "Cases each feature label of `harness.strategies.describe` applies to.", "",
+            "| dimension | labels: cases (share) |", "|---|---|"]
+    rows += [f"| {_code(d, table=True)} | {', '.join(shown)} |"
+             for d, shown in sorted(by_dimension.items())]
+    return rows
 
 
 # --- Markdown helpers ---------------------------------------------------------------------

@@ -214,6 +214,9 @@ class Coverage:
     rules: dict[str, RuleCoverage]
     #: Comparisons each intended class explained.
     classes: dict[str, int]
+    #: Generated cases each feature label applied to (``harness.strategies.describe``:
+    #: components, behaviours, vocabularies, texts).
+    features: dict[str, int] = field(default_factory=dict)
 
 
 @dataclass

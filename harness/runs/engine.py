@@ -51,6 +51,8 @@ class Engine:
     capabilities: Collection[str] = ALL_CAPABILITIES
     size: Callable[[Case], int] = case_size
     rules: Callable[[Case, Observation], Iterable[str]] | None = None
+    #: The feature labels of a case, counted per case in the tally (generated runs).
+    features: Callable[[Case], Iterable[str]] | None = None
     fixture: str | None = None
     #: What explains divergences: our registry (None) or a subject's expectations.
     classes: Sequence[Explainer] | None = None
@@ -69,7 +71,7 @@ class Engine:
             tally.errors.append(describe_error(exc))
             return Judgement([], [])
         tally.record(case, observations, judgement, size=self.size(case),
-                     fixture=self.fixture, rules=self.rules)
+                     fixture=self.fixture, rules=self.rules, features=self.features)
         return judgement
 
     def run_items(self, items: Iterable[Case], tally: Tally,

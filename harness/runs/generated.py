@@ -34,7 +34,14 @@ class SpecifiedEngine(Engine):
         return observations, judgement
 
 
-ENGINE = SpecifiedEngine(observe=observe, rules=rules_exercised)
+def case_features(case: Case) -> frozenset[str]:
+    """What the case exercises (``harness.strategies.describe``), for the report's coverage."""
+    from ..strategies.describe import features
+
+    return features(case)
+
+
+ENGINE = SpecifiedEngine(observe=observe, rules=rules_exercised, features=case_features)
 
 
 def evaluate(case: Case) -> tuple[list[Observation], Judgement]:

@@ -52,6 +52,8 @@ class Tally:
     by_operation: dict[str, Counter[str]] = field(default_factory=dict)
     by_class: Counter[str] = field(default_factory=Counter)
     rule_comparisons: Counter[str] = field(default_factory=Counter)
+    #: Generated cases each feature label (``harness.strategies.describe``) applies to.
+    features: Counter[str] = field(default_factory=Counter)
     failures: Counter[str] = field(default_factory=Counter)
     failure_witness: dict[str, Witness] = field(default_factory=dict)
     class_witness: dict[str, Witness] = field(default_factory=dict)
@@ -72,8 +74,11 @@ class Tally:
 
     def record(self, case: Case, observations: Sequence[Observation], judgement: Judgement,
                *, size: int, fixture: str | None = None,
-               rules: Callable[[Case, Observation], Iterable[str]] | None = None) -> None:
+               rules: Callable[[Case, Observation], Iterable[str]] | None = None,
+               features: Callable[[Case], Iterable[str]] | None = None) -> None:
         self.examples += 1
+        if features is not None:
+            self.features.update(features(case))
         self.comparisons += len(observations)
         if observations and observations[0].operation == "load":
             self.upstream_outcomes[outcome_kind(observations[0].upstream)] += 1

@@ -29,6 +29,7 @@ from ..subjects import transformers_js
 from ..subjects.process import ProcessSubject
 from ..subjects.upstream import UPSTREAM
 from .engine import Engine
+from .generated import case_features
 from .observe import observe_subject_case
 from .pinned import Stale
 
@@ -92,7 +93,8 @@ def engine_for(spec: str) -> SubjectEngine:
         return observe_subject_case(case, subject, UPSTREAM)
 
     engine = Engine(observe=observe, capabilities=subject.capabilities,
-                    rules=rules_exercised, classes=expectations.classes)
+                    rules=rules_exercised, features=case_features,
+                    classes=expectations.classes)
     return SubjectEngine(spec, subject, expectations, engine)
 
 
