@@ -3,15 +3,24 @@
 post-processor makes of spans with ``trim_offsets``.
 
 **Our side** (:func:`byte_level_spans`, ``oc-byte-fallback-spans`` read for byte-level
-symbols): every byte symbol of a token stands for one byte of one character of the text,
-and a token's span runs from the first character its bytes come from to the end of the
-last one. A word is judged only where its tokens' bytes spell the text exactly, word after
-word from the start of each input (added tokens in between covering their own slice),
-optionally after one space ``add_prefix_space`` inserted at the start of an input or right
-after an added token (it belongs to the character it stands in front of). A word that does
-not (a normalizer changed the text, a pre-tokenizer before ``ByteLevel`` inserted a space,
-an unknown token) is not judged, and the next word is read from where our span says it
-starts.
+symbols): every byte symbol of a token stands for one byte of one character, and a token's
+span runs from the original span of the first character its bytes come from to the end of
+the last one's. A word is judged only where its tokens' bytes spell the text exactly, word
+after word from the start of each input (added tokens in between covering their own slice),
+optionally after one space ``add_prefix_space`` inserted (it belongs to the character it
+stands in front of): at the start of an input or right after an added token when ByteLevel
+is the first step, in front of any word when a step before it made the pieces. Where a step
+of the pre-tokenizer removes text (a ``Removed`` behaviour, ``Whitespace``,
+``WhitespaceSplit``), where a word starts is not known from the text alone, and each word is
+read from where our span says it starts. A word that does not spell the text (a
+pre-tokenizer inserted a space, an unknown token) is not judged, and the next word is read
+from where our span says it starts.
+
+**Normalized text**: with a normalizer, and given how it aligns a text (``aligned``:
+upstream's normalizer, whose per-character alignment decision 0025 makes the reference's),
+words are read against the normalized text of each section between the added tokens
+extracted before normalization (those with ``normalized: false``), each normalized
+character on its original span; a normalized added token covers its normalized characters.
 
 **Upstream's trimming** (:func:`upstream_trimmed_spans`, ``byte_level.rs``
 ``process_offsets``): a token's leading and trailing space symbols (``Ġ`` or whitespace) are
@@ -21,15 +30,26 @@ an encoding (or one starting at 0) when ``add_prefix_space`` is set.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
-from typing import Any
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
 
 from implementation.byte_level import SYMBOL_BYTES
 
 from ..core.outcome import Encoded
 
 Span = tuple[int, int]
+#: One character of a (normalized) text and the original span it is aligned to.
+Unit = tuple[str, Span]
+#: How a normalizer aligns a text: its normalized characters with their spans in the text,
+#: or None when that cannot be told.
+Aligner = Callable[[str], list[Unit] | None]
+#: Where an inserted space may start a word: at the start of an input or after an added
+#: token, in front of any word, or nowhere.
+Insertion = Literal["start", "anywhere", "never"]
 _SPACE_SYMBOL = "\u0120"
+#: Pre-tokenizers that remove text (with ``behavior`` Removed for Split and Punctuation).
+_REMOVING = ("Whitespace", "WhitespaceSplit")
 
 
 # -- our side ---------------------------------------------------------------------------------
@@ -44,15 +64,41 @@ def _steps(component: Any, key: str) -> Iterator[dict[str, Any]]:
         yield component
 
 
-def _prefix_inserted(document: dict[str, Any]) -> bool | None:
-    """None: no ByteLevel pre-tokenizer. Else whether a judged word may start with a space
-    ``add_prefix_space`` inserted: ByteLevel is the first step and sets it (after another
-    step, the pieces it is given are not known here)."""
+def _removes(step: dict[str, Any]) -> bool:
+    behavior = step.get("behavior")
+    if isinstance(behavior, dict) and len(behavior) == 1:
+        behavior = next(iter(behavior))
+    return step.get("type") in _REMOVING or (
+        step.get("type") in ("Split", "Punctuation") and behavior == "Removed")
+
+
+@dataclass(frozen=True)
+class _Reading:
+    """How the words of a document's inputs are read."""
+
+    insertion: Insertion
+    #: Whether each word is read from where our span says it starts (text was removed).
+    anchored: bool
+    #: Contents of the added tokens matched before normalization / after it.
+    raw: frozenset[str]
+    normalized: frozenset[str]
+
+
+def _reading(document: dict[str, Any]) -> _Reading | None:
+    """None without a ByteLevel pre-tokenizer, else how its words are read."""
     steps = list(_steps(document.get("pre_tokenizer"), "pretokenizers"))
     kinds = [step.get("type") for step in steps]
     if "ByteLevel" not in kinds:
         return None
-    return kinds[0] == "ByteLevel" and steps[0].get("add_prefix_space") is True
+    inserting = [i for i, step in enumerate(steps)
+                 if step.get("type") == "ByteLevel" and step.get("add_prefix_space") is True]
+    insertion: Insertion = ("never" if not inserting else "start" if inserting[0] == 0
+                            else "anywhere")
+    entries = [e for e in document.get("added_tokens") or () if isinstance(e, dict)
+               and isinstance(e.get("content"), str)]
+    return _Reading(insertion, any(_removes(step) for step in steps),
+                    frozenset(e["content"] for e in entries if e.get("normalized") is not True),
+                    frozenset(e["content"] for e in entries if e.get("normalized") is True))
 
 
 def _token_bytes(token: str) -> bytes | None:
@@ -62,43 +108,129 @@ def _token_bytes(token: str) -> bytes | None:
         return None
 
 
-def byte_level_spans(enc: Encoded, texts: Sequence[str], document: dict[str, Any]
-                     ) -> dict[int, Span]:
+@dataclass
+class _Section:
+    """The (normalized) characters of one section of an input, and the reading cursor."""
+
+    units: list[Unit]
+    at: int | None = 0
+
+    def anchor(self, start: int) -> int | None:
+        """The first character aligned to start at original ``start``."""
+        return next((k for k, (_, span) in enumerate(self.units) if span[0] == start), None)
+
+
+def byte_level_spans(enc: Encoded, texts: Sequence[str], document: dict[str, Any],
+                     aligned: Aligner | None = None) -> dict[int, Span]:
     """The contract's span of every judged position (model tokens of judged words, added
     tokens whose slice of the text is their content); empty without a ByteLevel
-    pre-tokenizer or word ids."""
-    prefix_allowed = _prefix_inserted(document)
-    if prefix_allowed is None or not enc.word_ids:
+    pre-tokenizer or word ids. ``aligned`` reads normalized words (without it, a
+    normalizer's changes leave the words they touch unjudged)."""
+    reading = _reading(document)
+    if reading is None or not enc.word_ids:
         return {}
-    judged: dict[int, Span] = {}
-    cursor: dict[int | None, int | None] = {}
+    reader = _Reader(enc, reading, aligned if document.get("normalizer") is not None
+                     else None)
+    sections: dict[int | None, _Section | None] = {}
     position = 0
     while position < len(enc.ids):
         sequence = enc.sequence_ids[position] if position < len(enc.sequence_ids) else 0
         text = texts[1] if sequence == 1 and len(texts) > 1 else texts[0]
-        at = cursor.get(sequence, 0)
+        if sequence not in sections:
+            sections[sequence] = reader.section(position, text, 0)
+        section = sections[sequence]
         if enc.word_ids[position] is None:
             if enc.special_mask[position] == 0:  # an added token found in the text
-                start, end = enc.spans[position]
-                fits = at in (start, None) and text[start:end] == enc.tokens[position]
-                cursor[sequence] = end if fits else None
-                if fits:
-                    judged[position] = (start, end)
+                sections[sequence] = reader.added(position, text, section)
             position += 1
             continue
         word = _word_positions(enc, position)
-        after_added = position > 0 and enc.word_ids[position - 1] is None and (
-            enc.special_mask[position - 1] == 0)
-        if at is None:  # after a word not judged: start again where ours says it starts
-            at = enc.spans[position][0]
-        found = _word_spans(enc, word, text, at, prefix_allowed and (at == 0 or after_added))
-        if found is None:
-            cursor[sequence] = None
-        else:
-            judged.update(found[0])
-            cursor[sequence] = found[1]
+        if section is not None:
+            reader.word(word, section)
         position = word[-1] + 1
-    return judged
+    return reader.judged
+
+
+@dataclass
+class _Reader:
+    """Reads one encoding's words: ``aligned`` is None when the text is read as it is."""
+
+    enc: Encoded
+    reading: _Reading
+    aligned: Aligner | None
+    judged: dict[int, Span] = field(default_factory=dict)
+
+    def section(self, position: int, text: str, start: int) -> _Section | None:
+        """The section of ``text`` from ``start`` to the next added token matched before
+        normalization (found in our encoding from ``position`` on, fitting the text), its
+        characters normalized; None when its end cannot be told. Without a normalizer, the
+        whole text, read from ``start``."""
+        if self.aligned is None:
+            return _Section([(char, (i, i + 1)) for i, char in enumerate(text)], start)
+        enc = self.enc
+        end = len(text)
+        sequence = _sequence(enc, position)
+        for i in range(position, len(enc.ids)):
+            if _sequence(enc, i) != sequence:
+                break
+            if enc.word_ids[i] is None and enc.special_mask[i] == 0 and (
+                    enc.tokens[i] in self.reading.raw):
+                token_start, token_end = enc.spans[i]
+                if text[token_start:token_end] != enc.tokens[i] or token_start < start:
+                    return None
+                end = token_start
+                break
+        units = self.aligned(text[start:end])
+        if units is None:
+            return None
+        return _Section([(char, (a + start, b + start)) for char, (a, b) in units])
+
+    def added(self, position: int, text: str, section: _Section | None) -> _Section | None:
+        """Read the added token at ``position``; the section the reading goes on in."""
+        token = self.enc.tokens[position]
+        start, end = self.enc.spans[position]
+        if self.aligned is None:  # the text itself: the token covers its own slice
+            at = None if section is None else section.at
+            fits = at in (start, None) and text[start:end] == token
+            if section is not None:
+                section.at = end if fits else None
+            if fits:
+                self.judged[position] = (start, end)
+            return section
+        if token in self.reading.raw and token not in self.reading.normalized:
+            if text[start:end] != token:
+                return None  # where the next section starts is not known: stop reading
+            self.judged[position] = (start, end)
+            return self.section(position + 1, text, end)
+        if section is None or section.at is None:
+            return section
+        at = section.at
+        chars = section.units[at:at + len(token)]
+        if not chars or "".join(char for char, _ in chars) != token:
+            section.at = None
+            return section
+        self.judged[position] = (chars[0][1][0], chars[-1][1][1])
+        section.at = at + len(token)
+        return section
+
+    def word(self, word: list[int], section: _Section) -> None:
+        """Read one word from the section's cursor (or from where ours says it starts)."""
+        enc = self.enc
+        first = word[0]
+        after_added = first > 0 and enc.word_ids[first - 1] is None and (
+            enc.special_mask[first - 1] == 0)
+        at = section.at
+        if at is None or self.reading.anchored:  # start again where ours says it starts
+            at = section.anchor(enc.spans[first][0])
+        insertion = self.reading.insertion
+        inserted = insertion == "anywhere" or (insertion == "start" and (
+            at == 0 or after_added))
+        found = None if at is None else _word_spans(enc, word, section.units, at, inserted)
+        if found is None:
+            section.at = None
+        else:
+            self.judged.update(found[0])
+            section.at = found[1]
 
 
 def _word_positions(enc: Encoded, first: int) -> list[int]:
@@ -113,29 +245,27 @@ def _word_positions(enc: Encoded, first: int) -> list[int]:
     return positions
 
 
-def _word_spans(enc: Encoded, word: list[int], text: str, start: int, prefix_allowed: bool
+def _word_spans(enc: Encoded, word: list[int], units: list[Unit], start: int, prefix_allowed: bool
                 ) -> tuple[dict[int, Span], int] | None:
     """Each position of the word at the span of the characters its bytes come from, the
-    word starting at character ``start``, and where the next word starts; None when its
-    bytes do not spell the text there. (A word may be the inserted space alone: with
-    ``use_regex``, ``" \tx"`` splits into ``" "``, ``"\t"``, ``"x"``.)"""
+    word starting at character ``start`` of ``units``, and where the next word starts; None
+    when its bytes do not spell the characters there. (A word may be the inserted space
+    alone: with ``use_regex``, ``" \\tx"`` splits into ``" "``, ``"\\t"``, ``"x"``.)"""
     chunks = [_token_bytes(enc.tokens[i]) for i in word]
     if any(chunk is None for chunk in chunks):
         return None
     data = b"".join(chunk for chunk in chunks if chunk is not None)
     inserted = 0
-    if not _spells(data, text, start):
+    if not _spells(data, units, start):
         inserted = 1
-        if not (prefix_allowed and data[:1] == b" " and text[start:start + 1] != " "
-                and (data == b" " or _spells(data[1:], text, start))):
+        if not (prefix_allowed and data[:1] == b" " and units[start:start + 1] != [] and
+                units[start][0] != " " and (data == b" " or _spells(data[1:], units, start))):
             return None
     # The character of each byte: the inserted space is the first character's.
     owner = [start] * inserted
     consumed = start
-    for char in text[start:start + len(data)]:
-        if len(owner) >= len(data):
-            break
-        owner.extend([consumed] * len(char.encode("utf-8")))
+    while len(owner) < len(data) and consumed < len(units):
+        owner.extend([consumed] * len(units[consumed][0].encode("utf-8")))
         consumed += 1
     spans: dict[int, Span] = {}
     offset = 0
@@ -143,18 +273,20 @@ def _word_spans(enc: Encoded, word: list[int], text: str, start: int, prefix_all
         assert chunk is not None
         if not chunk:
             return None
-        spans[i] = (owner[offset], owner[offset + len(chunk) - 1] + 1)
+        first, last = owner[offset], owner[offset + len(chunk) - 1]
+        spans[i] = (units[first][1][0], units[last][1][1])
         offset += len(chunk)
     return spans, consumed
 
 
-def _spells(data: bytes, text: str, start: int) -> bool:
-    """``data`` is the UTF-8 of whole characters of ``text`` from ``start`` on."""
+def _spells(data: bytes, units: list[Unit], start: int) -> bool:
+    """``data`` is the UTF-8 of whole characters of ``units`` from ``start`` on."""
     try:
         chars = data.decode("utf-8")
     except UnicodeDecodeError:
         return False
-    return bool(chars) and text.startswith(chars, start)
+    ahead = "".join(char for char, _ in units[start:start + len(chars)])
+    return bool(chars) and ahead == chars
 
 
 # -- upstream's trimming -----------------------------------------------------------------------

@@ -489,7 +489,7 @@ def byte_level_trimmed_offsets(ctx: Context, div: Divergence) -> frozenset[int]:
     texts = (obs.input if isinstance(obs.input, str) else "",
              *([obs.option("pair")] if isinstance(obs.option("pair"), str) else []))
     trimmed = upstream_trimmed_spans(ref, steps)
-    contract = byte_level_spans(ref, texts, ctx.document)
+    contract = byte_level_spans(ref, texts, ctx.document, ctx.spec.aligned)
     return frozenset(i for i in _differing_spans(ref, up)
                      if i < min(len(ref.ids), len(up.ids)) and ref.ids[i] == up.ids[i]
                      and up.spans[i] == trimmed[i] and contract.get(i) == ref.spans[i])

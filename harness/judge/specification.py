@@ -42,6 +42,7 @@ from typing import Any
 from ..core.case import Case
 from ..core.observation import Observation
 from ..core.outcome import Crashed, Decoded, Encoded, Loaded, Refused
+from ..subjects import upstream
 from ..subjects.reference import LENIENT, STRICT
 from .byte_level_spans import byte_level_spans
 from .compare import Divergence
@@ -417,12 +418,27 @@ class Specification:
         self._broken: dict[str, set[str]] | None = None
         self._ids: set[int] | None = None
         self._bare: dict[str, Any] = {}
+        self._upstream: upstream.Handle | Refused | Crashed | None = None
+        self._aligned: dict[str, list[tuple[str, tuple[int, int]]] | None] = {}
 
     @property
     def broken(self) -> dict[str, set[str]]:
         if self._broken is None:
             self._broken = broken_rules(self.document)
         return self._broken
+
+    def aligned(self, text: str) -> list[tuple[str, tuple[int, int]]] | None:
+        """How the document's normalizer aligns ``text`` (upstream's normalizer, whose
+        per-character alignment decision 0025 makes the reference's); None where upstream
+        does not load the document or its normalizer fails."""
+        if text not in self._aligned:
+            if self._upstream is None:
+                self._upstream = upstream.load(self.case.document_json())
+            handle = self._upstream
+            result = (upstream.aligned(handle, text) if isinstance(handle, upstream.Handle)
+                      else None)
+            self._aligned[text] = result if isinstance(result, list) else None
+        return self._aligned[text]
 
     @property
     def ids(self) -> set[int]:
@@ -535,7 +551,7 @@ class Specification:
             position = min(violations)
             return [("oc-byte-fallback-spans", f"position {position}: "
                                                f"{violations[position]}")]
-        expected = byte_level_spans(enc, texts, self.document)
+        expected = byte_level_spans(enc, texts, self.document, self.aligned)
         wrong = sorted(i for i, span in expected.items() if enc.spans[i] != span)
         if wrong:
             position = wrong[0]

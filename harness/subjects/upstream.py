@@ -159,6 +159,28 @@ def normalize(handle: Handle, text: str) -> str | Refused | Crashed:
     return result if isinstance(result, Refused | Crashed) else str(result)
 
 
+def aligned(handle: Handle, text: str) -> list[tuple[str, tuple[int, int]]] | Refused | Crashed:
+    """The file's normalizer applied to ``text``: each normalized character with the
+    original character span upstream aligns it to (``PreTokenizedString.get_splits`` in
+    char offsets); every character on its own span without a normalizer."""
+    normalizer = handle.tokenizer.normalizer
+    if normalizer is None:
+        return [(char, (i, i + 1)) for i, char in enumerate(text)]
+
+    def run() -> list[tuple[str, tuple[int, int]]]:
+        pieces = tokenizers.PreTokenizedString(text)
+        pieces.normalize(normalizer.normalize)
+        pieces.split(lambda _, normalized: normalized.split(_ONE_CHARACTER, "isolated"))
+        return [(str(char), (int(start), int(end))) for char, (start, end), _ in
+                pieces.get_splits(offset_referential="original", offset_type="char")]
+
+    return _call(run)
+
+
+#: Every character, one match each (Oniguruma's ``.`` leaves out the newline).
+_ONE_CHARACTER: Final = tokenizers.Regex(r"[\s\S]")
+
+
 class UpstreamSubject:
     """HuggingFace ``tokenizers`` as a ``Subject``."""
 
