@@ -24,8 +24,9 @@ automaton is *infinitely ambiguous* (Weber and Seidl):
 Otherwise the number of runs reading any text to any state is bounded by a constant of the
 pattern, and a failing search from one start costs at most that constant times the text
 length. Possessive and atomic forms are analysed as greedy ones (they only cut runs), a
-counted repeat ``x{n,m}`` with ``m >= 2`` as ``x+`` or ``x*``, and each look-around body as
-a pattern of its own (assertions count as always true around it): all conservative.
+counted repeat ``x{n,m}`` with ``m >= 2`` as ``x+`` or ``x*`` (with no terminal state inside
+when ``n >= 2``: leaving after one round is not a success), and each look-around body as a
+pattern of its own (assertions count as always true around it): all conservative.
 The analysis refuses, as too complex, past a fixed budget of work.
 """
 
@@ -107,6 +108,8 @@ class _Fragment:
 
 
 def _add(into: dict[int, int], other: dict[int, int], factor: int = 1) -> None:
+    if factor == 0:
+        return
     for key, count in other.items():
         into[key] = _cap(into.get(key, 0) + count * factor)
 
@@ -171,6 +174,10 @@ class _Automaton:
         part = self.build(node.body)
         if node.high is None or node.high >= 2:
             self.link(part.last, part.first)
+        if node.low >= 2:
+            # The loop stands for x{n,m}: leaving it after fewer than n rounds is not a
+            # success, so no state inside is terminal (x{20} after one round is not done).
+            part.last_free = set()
         if node.low == 0:
             return _Fragment(part.first, part.last, part.last_free, _cap(1 + part.empty), True)
         return part

@@ -267,6 +267,7 @@ SHAPES: list[tuple[JSON, tuple[str, str] | None]] = [
     (split({"Regex": r"\w+\b"}), ("unsupported-component", f"{PRE}.pattern.Regex")),
     (split({"Regex": r"(a+)+$"}), ("regex-backtracking", f"{PRE}.pattern.Regex")),
     (split({"Regex": r"\s*\n\s*x"}), ("regex-backtracking", f"{PRE}.pattern.Regex")),
+    (split({"Regex": r"(?:(?:a|a)b){20}"}), ("regex-backtracking", f"{PRE}.pattern.Regex")),
     (sequence(split({"String": " "}), split({"Regex": "a*a*b"})),
      ("regex-backtracking", f"{PRE}.pretokenizers[1].pattern.Regex")),
     ({"type": "Digits", "individual_digits": True}, None),
@@ -438,7 +439,7 @@ def pattern_outcome(source: str) -> tuple[bool, bool]:
     return theirs, ours
 
 
-@settings(suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@settings(deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
 @given(source=st.one_of(grammar_patterns(), mutated_real_patterns()),
        texts=st.lists(st.text(TEXT_ALPHABET, max_size=24), min_size=1, max_size=5),
        behavior=st.sampled_from(BEHAVIORS), invert=st.booleans())
@@ -451,7 +452,7 @@ def test_generated_patterns_load_only_where_upstream_does_and_split_alike(
     words_agree(regex_split(source, behavior, invert), texts)
 
 
-@settings(suppress_health_check=[HealthCheck.too_slow])
+@settings(deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(name=st.sampled_from(list(REAL_PRE_TOKENIZERS)),
        normalizer=st.sampled_from(list(NORMALIZERS)),
        texts=st.lists(st.text(TEXT_ALPHABET + "0123456789ABCDEFG,;:", max_size=40),
@@ -521,10 +522,9 @@ def test_another_regex_module_refuses_the_split_family(monkeypatch: pytest.Monke
 
 
 def test_the_analysis_itself_is_bounded() -> None:
-    """A large pattern of overlapping classes (once a minutes-long analysis) is answered
-    quickly: refused as too complex past the work budget."""
-    source = "|".join(rf"(?>[^\s\p{{L}}]++)+?\S*?(?:\p{{L}}?\s++|[^b]{{1,3}}| +? +){{2}}"
-                      rf"[\p{{L}}\p{{M}}]+?.+ ++'{i}" for i in range(8))
+    """A pattern whose product automaton is huge (300 branches of overlapping classes: no
+    loop, so nothing ambiguous to find) is answered quickly: refused as too complex."""
+    source = "|".join(rf"\p{{L}}[^\s\p{{N}}].{i:03d}" for i in range(300))
     started = time.perf_counter()
     with pytest.raises(BacktrackingRiskError, match="too complex to analyse"):
         ambiguity.check_backtracking(oniguruma.parse(source))
