@@ -40,6 +40,7 @@ from .char_classes import (
     WHITE_SPACE_ITEMS,
     code_point,
 )
+from .errors import excerpt
 from .patterns import UnsupportedRegexError
 
 #: ``\\p{..}`` names accepted (exactly as spelled here): each means the same code points in
@@ -318,7 +319,7 @@ class _Parser:
                 word = "".join(chars).casefold()
                 if any(fold in word for fold in multi):
                     raise UnsupportedRegexError(
-                        f"(?i:...) alternative {''.join(chars)!r}: Oniguruma folds "
+                        f"(?i:...) alternative {excerpt(''.join(chars))}: Oniguruma folds "
                         "a character to several of its letters")
                 items = [_case_insensitive(c) for c in chars]
                 branches.append(items[0] if len(items) == 1 else Sequence(tuple(items)))
@@ -379,12 +380,12 @@ class _Parser:
         low_text, comma, high_text = match.groups()
         if any(len(n.lstrip("0")) > 6 for n in (low_text, high_text)):
             raise UnsupportedRegexError("repeat count above 100000")
-        low = int(low_text or "0")
-        high = (int(high_text) if high_text else None) if comma else low
+        low = int(low_text.lstrip("0") or "0")  # int() refuses 4,300 digits and more
+        high = (int(high_text.lstrip("0") or "0") if high_text else None) if comma else low
         if low > _MAX_REPEAT or (high is not None and high > _MAX_REPEAT):
             raise UnsupportedRegexError("repeat count above 100000")
         if high is not None and (low > high or high == 0):
-            raise UnsupportedRegexError(f"interval {match.group(0)!r} (min > max, or max 0)")
+            raise UnsupportedRegexError(f"interval {excerpt(match.group(0))} (min > max, or max 0)")
         self.pos = match.end()
         return low, high, True
 
@@ -427,7 +428,7 @@ class _Parser:
             negate, name = True, name[1:]
         if name not in PROPERTY_NAMES:
             raise UnsupportedRegexError(
-                f"property {name[:40]!r} (reproduced: {', '.join(sorted(PROPERTY_NAMES))})")
+                f"property {excerpt(name)} (reproduced: {', '.join(sorted(PROPERTY_NAMES))})")
         self.pos = end + 1
         return ("\\P{" if negate else "\\p{") + name + "}"
 

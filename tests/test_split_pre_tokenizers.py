@@ -529,3 +529,17 @@ def test_the_analysis_itself_is_bounded() -> None:
     with pytest.raises(BacktrackingRiskError, match="too complex to analyse"):
         ambiguity.check_backtracking(oniguruma.parse(source))
     assert time.perf_counter() - started < 10.0
+
+
+@pytest.mark.parametrize("source", [
+    "a{" + "0" * 5000 + "2,1}", "(?i:" + "s" * 5000 + ")", "\\p{" + "x" * 5000 + "}",
+    "[" * 5000, "(" * 5000 + ")" * 5000, "a" * 10_001,
+])
+def test_hostile_regexes_are_refused_briefly(source: str) -> None:
+    """Long or deep sources: a typed refusal with a bounded message, never an exception from
+    inside (int() of 5,000 digits, recursion)."""
+    with pytest.raises(LoadError) as info:
+        ref.load_tokenizer(document(regex_split(source)))
+    assert info.value.rule in ("unsupported-component", "regex-backtracking")
+    assert info.value.path == f"{PRE}.pattern.Regex"
+    assert len(info.value.message) < 600
