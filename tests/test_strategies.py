@@ -193,6 +193,22 @@ def test_every_declared_share_is_reached(shares: dict[str, float]) -> None:
     assert not short, f"shares below their floor (percent of {SAMPLE_SIZE} cases): {short}"
 
 
+#: label -> the most share (percent of cases) a deliberate hazard may take: each makes
+#: upstream refuse or panic, so the inputs of its cases go uncompared (a hazard drawn far
+#: beyond its nominal share, as a strategy drawing from itself once did, would hide them).
+HAZARD_CEILINGS: dict[str, float] = {
+    "normalizer:regex-hazard": 2, "template:hazard": 4, "decoder:strip-hazard": 8,
+    "merges:hazard:part-missing": 4, "merges:hazard:result-missing": 4,
+    "merges:hazard:result-longer-than-vocab": 4, "merges:hazard:prefix-underflow": 3,
+}
+
+
+def test_no_hazard_exceeds_its_ceiling(shares: dict[str, float]) -> None:
+    over = {label: round(shares.get(label, 0.0), 1) for label, ceiling in HAZARD_CEILINGS.items()
+            if shares.get(label, 0.0) > ceiling}
+    assert not over, f"hazards above their ceiling (percent of {SAMPLE_SIZE} cases): {over}"
+
+
 def test_no_added_token_id_disagrees_with_upstream_numbering(shares: dict[str, float]) -> None:
     assert "added:id-mismatch" not in shares
 

@@ -78,10 +78,10 @@ def replace_strings(alphabet: Sequence[str]) -> st.SearchStrategy[JSON]:
 def replace_regexes(hazard: int = shares.REGEX_HAZARD) -> st.SearchStrategy[JSON]:
     """Replace with a regex: one of ``REGEX_PATTERNS`` or ``REGEX_REACH``, or with
     ``hazard`` per thousand one of ``REGEX_REFUSED``."""
-    patterns = st.sampled_from(REGEX_PATTERNS) | st.sampled_from(REGEX_REACH)
-    if hazard:
-        patterns = chance(hazard).flatmap(
-            lambda refused: st.sampled_from(REGEX_REFUSED) if refused else patterns)
+    loaded = st.sampled_from(REGEX_PATTERNS) | st.sampled_from(REGEX_REACH)
+    refused = st.sampled_from(REGEX_REFUSED)
+    patterns = chance(hazard).flatmap(lambda bad: refused if bad else loaded) if hazard else (
+        loaded)
     return st.builds(lambda p, c: replace(p, c, regex=True), patterns,
                      st.sampled_from(REPLACE_CONTENTS))
 
