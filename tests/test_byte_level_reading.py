@@ -183,3 +183,87 @@ def test_a_normalized_word_off_the_contract_is_flagged() -> None:
     assert [d.tier for d in findings] == ["specification[oc-byte-fallback-spans]"]
     assert changed not in byte_level_trimmed_offsets(Context(case), bad)
     assert not check_case(case, [div.observation])
+
+
+# ---------------------------------------------------------------------------
+# Trimming over words without a ByteLevel pre-tokenizer
+# ---------------------------------------------------------------------------
+
+CHARACTERS = "abt \t\n▁é"
+
+
+def classic(pre_tokenizer: JSON | None, normalizer: JSON | None, suffix: str | None) -> JSON:
+    """A character vocabulary (with suffixed forms), a couple of merges, an unk token, a
+    raw added token ``Wo``, and a trimming ByteLevel post-processor."""
+    forms = [c for c in CHARACTERS] + ([c + suffix for c in CHARACTERS] if suffix else [])
+    vocab = {"<unk>": 0, "Wo": 1, **{form: i + 2 for i, form in enumerate(forms)}}
+    merges = [("a", "b" + (suffix or "")), ("\t", "t")]
+    for left, right in merges:
+        vocab.setdefault(left + right, len(vocab))
+    return {"version": "1.0", "truncation": None, "padding": None,
+            "added_tokens": [{"id": 1, "content": "Wo", "single_word": False, "lstrip": False,
+                              "rstrip": False, "normalized": False, "special": False}],
+            "normalizer": normalizer, "pre_tokenizer": pre_tokenizer,
+            "post_processor": byte_level(False, trim_offsets=True), "decoder": None,
+            "model": {"type": "BPE", "dropout": None, "unk_token": "<unk>",
+                      "continuing_subword_prefix": None, "end_of_word_suffix": suffix,
+                      "fuse_unk": True, "byte_fallback": False, "ignore_merges": False,
+                      "vocab": vocab, "merges": [list(m) for m in merges]}}
+
+
+CLASSIC_PRE_TOKENIZERS: dict[str, JSON | None] = {
+    "none": None,
+    "metaspace": {"type": "Metaspace", "replacement": "▁", "prepend_scheme": "always",
+                  "split": True},
+    "punctuation-removed": sequence({"type": "Digits", "individual_digits": False},
+                                    {"type": "Punctuation", "behavior": "Removed"}),
+    "whitespace-split": {"type": "WhitespaceSplit"},
+}
+LLAMA_NORMALIZER: JSON = {"type": "Sequence", "normalizers": [
+    {"type": "Prepend", "prepend": "▁"},
+    {"type": "Replace", "pattern": {"String": " "}, "content": "▁"}]}
+CLASSIC_TEXTS = ("ｶe\nWo\tt𠀀 ", " ab\t ab \t", "\tt x\t\n", "ab, \t!ab  ")
+
+
+@pytest.mark.parametrize("suffix", [None, "_"])
+@pytest.mark.parametrize("normalizer", [None, LLAMA_NORMALIZER], ids=["plain", "llama"])
+@pytest.mark.parametrize("pre", list(CLASSIC_PRE_TOKENIZERS))
+def test_trimmed_offsets_over_words_that_spell_their_text_are_explained(
+        pre: str, normalizer: JSON | None, suffix: str | None) -> None:
+    """A ByteLevel post-processor trimming a pipeline without a ByteLevel pre-tokenizer:
+    each token spelling its characters (the suffix taken off, the unknown token between
+    runs, Metaspace's replacement standing for a space) is proven at our span, so what
+    upstream trims is the class and no case fails."""
+    doc = classic(CLASSIC_PRE_TOKENIZERS[pre], normalizer, suffix)
+    case = Case(doc, texts=CLASSIC_TEXTS)
+    _, judgement = evaluate(case)
+    assert not [v for v in judgement.verdicts if v.is_failure]
+    for verdict in judgement.verdicts:
+        if "byte-level-trimmed-offsets" not in verdict.classes:
+            continue
+        ours, theirs = verdict.divergence.observation.reference, (
+            verdict.divergence.observation.upstream)
+        assert isinstance(ours, Encoded) and isinstance(theirs, Encoded)
+        differing = {i for i, (a, b) in enumerate(zip(ours.spans, theirs.spans, strict=True))
+                     if a != b and ours.special_mask[i] == 0}
+        assert differing <= byte_level_trimmed_offsets(Context(case), verdict.divergence)
+
+
+def test_a_token_off_its_characters_is_not_explained() -> None:
+    """Our side: a trimmed token whose span is moved off the characters it spells is not
+    explained (upstream's trimming of the moved span would match: only the proof tells)."""
+    doc = classic(None, None, "_")
+    case = Case(doc, texts=("ab\t ab \t",))
+    _, judgement = evaluate(case)
+    verdict = next(v for v in judgement.verdicts if "byte-level-trimmed-offsets" in v.classes)
+    div = verdict.divergence
+    ours = div.observation.reference
+    assert isinstance(ours, Encoded)
+    spelled = byte_level_spans(ours, ("ab\t ab \t",), doc, plain=True)
+    assert spelled and all(ours.spans[i] == span for i, span in spelled.items())
+    moved = next(i for i, token in enumerate(ours.tokens) if token.startswith("\t"))
+    wrong = tuple((s + 1, e + 1) if i == moved else (s, e)
+                  for i, (s, e) in enumerate(ours.spans))
+    bad = dataclasses.replace(div, observation=dataclasses.replace(
+        div.observation, reference=dataclasses.replace(ours, spans=wrong)))
+    assert moved not in byte_level_trimmed_offsets(Context(case), bad)

@@ -30,6 +30,7 @@ an encoding (or one starting at 0) when ``add_prefix_space`` is set.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -82,23 +83,67 @@ class _Reading:
     #: Contents of the added tokens matched before normalization / after it.
     raw: frozenset[str]
     normalized: frozenset[str]
+    #: Byte-level tokens (their symbols stand for bytes), or tokens that spell their
+    #: characters (with the model's decoration, and ``<0xXX>`` pieces for bytes).
+    symbols: bool = True
+    #: What an insertion adds: ByteLevel's space, or Metaspace's replacement (which also
+    #: stands for every space of the text).
+    inserted: str = " "
+    prefix: str = ""
+    suffix: str = ""
+    unk: str | None = None
+
+    def chunk(self, token: str, index: int, count: int) -> bytes | None:
+        """The bytes of the text the ``index``-th of ``count`` tokens of a word stands for;
+        None when it does not say (an unknown token, a byte piece under a decoration)."""
+        if self.symbols:
+            return _token_bytes(token)
+        if token == self.unk:
+            return None
+        if _BYTE_PIECES.fullmatch(token):
+            return None if self.prefix or self.suffix else bytes(
+                int(value, 16) for value in _BYTE_PIECE.findall(token))
+        if index > 0 and self.prefix and token.startswith(self.prefix):
+            token = token[len(self.prefix):]
+        if index == count - 1 and self.suffix and token.endswith(self.suffix):
+            token = token[:-len(self.suffix)]
+        return token.encode("utf-8")
 
 
-def _reading(document: dict[str, Any]) -> _Reading | None:
-    """None without a ByteLevel pre-tokenizer, else how its words are read."""
+_BYTE_PIECE = re.compile(r"<0x([0-9A-F]{2})>")
+_BYTE_PIECES = re.compile(r"(?:<0x[0-9A-F]{2}>)+")
+
+
+def _reading(document: dict[str, Any], plain: bool = False) -> _Reading | None:
+    """None without a ByteLevel pre-tokenizer (unless ``plain``), else how its words are
+    read."""
     steps = list(_steps(document.get("pre_tokenizer"), "pretokenizers"))
     kinds = [step.get("type") for step in steps]
+    entries = [e for e in document.get("added_tokens") or () if isinstance(e, dict)
+               and isinstance(e.get("content"), str)]
+    raw = frozenset(e["content"] for e in entries if e.get("normalized") is not True)
+    normalized = frozenset(e["content"] for e in entries if e.get("normalized") is True)
     if "ByteLevel" not in kinds:
-        return None
+        if not plain:
+            return None
+        model = document.get("model") if isinstance(document.get("model"), dict) else {}
+        assert isinstance(model, dict)
+        metaspace = any(step.get("type") == "Metaspace" for step in steps)
+        decoration = [model.get(key) for key in ("continuing_subword_prefix",
+                                                 "end_of_word_suffix")]
+        prefix, suffix = (value if isinstance(value, str) else "" for value in decoration)
+        unk = model.get("unk_token")
+        return _Reading("anywhere" if metaspace else "never", True, raw, normalized,
+                        symbols=False, inserted=_METASPACE if metaspace else " ",
+                        prefix=prefix, suffix=suffix, unk=unk if isinstance(unk, str) else None)
     inserting = [i for i, step in enumerate(steps)
                  if step.get("type") == "ByteLevel" and step.get("add_prefix_space") is True]
     insertion: Insertion = ("never" if not inserting else "start" if inserting[0] == 0
                             else "anywhere")
-    entries = [e for e in document.get("added_tokens") or () if isinstance(e, dict)
-               and isinstance(e.get("content"), str)]
-    return _Reading(insertion, any(_removes(step) for step in steps),
-                    frozenset(e["content"] for e in entries if e.get("normalized") is not True),
-                    frozenset(e["content"] for e in entries if e.get("normalized") is True))
+    return _Reading(insertion, any(_removes(step) for step in steps), raw, normalized)
+
+
+_METASPACE = "\u2581"
 
 
 def _token_bytes(token: str) -> bytes | None:
@@ -115,18 +160,26 @@ class _Section:
     units: list[Unit]
     at: int | None = 0
 
-    def anchor(self, start: int) -> int | None:
-        """The first character aligned to start at original ``start``."""
-        return next((k for k, (_, span) in enumerate(self.units) if span[0] == start), None)
+    def anchors(self, start: int) -> list[int]:
+        """The characters aligned to start at original ``start`` (several where a
+        normalizer expanded or inserted), those from the cursor on first."""
+        found = [k for k, (_, span) in enumerate(self.units) if span[0] == start]
+        after = self.at or 0
+        return [k for k in found if k >= after] + [k for k in found if k < after]
 
 
 def byte_level_spans(enc: Encoded, texts: Sequence[str], document: dict[str, Any],
-                     aligned: Aligner | None = None) -> dict[int, Span]:
+                     aligned: Aligner | None = None, *, plain: bool = False
+                     ) -> dict[int, Span]:
     """The contract's span of every judged position (model tokens of judged words, added
     tokens whose slice of the text is their content); empty without a ByteLevel
     pre-tokenizer or word ids. ``aligned`` reads normalized words (without it, a
-    normalizer's changes leave the words they touch unjudged)."""
-    reading = _reading(document)
+    normalizer's changes leave the words they touch unjudged). ``plain``: without a
+    ByteLevel pre-tokenizer, the words whose tokens spell their characters (the model's
+    decoration taken off, ``<0xXX>`` pieces read as their bytes, a Metaspace replacement as
+    a space or inserted in front of a word), each read from where our span says it
+    starts."""
+    reading = _reading(document, plain)
     if reading is None or not enc.word_ids:
         return {}
     reader = _Reader(enc, reading, aligned if document.get("normalizer") is not None
@@ -166,7 +219,8 @@ class _Reader:
         characters normalized; None when its end cannot be told. Without a normalizer, the
         whole text, read from ``start``."""
         if self.aligned is None:
-            return _Section([(char, (i, i + 1)) for i, char in enumerate(text)], start)
+            return _Section(self._replaced([(char, (i, i + 1)) for i, char in enumerate(text)]),
+                            start)
         enc = self.enc
         end = len(text)
         sequence = _sequence(enc, position)
@@ -183,7 +237,15 @@ class _Reader:
         units = self.aligned(text[start:end])
         if units is None:
             return None
-        return _Section([(char, (a + start, b + start)) for char, (a, b) in units])
+        return _Section(self._replaced([(char, (a + start, b + start))
+                                        for char, (a, b) in units]))
+
+    def _replaced(self, units: list[Unit]) -> list[Unit]:
+        """Spaces as Metaspace's replacement, where a Metaspace step makes them so."""
+        mark = self.reading.inserted
+        if self.reading.symbols or mark == " ":
+            return units
+        return [(mark if char == " " else char, span) for char, span in units]
 
     def added(self, position: int, text: str, section: _Section | None) -> _Section | None:
         """Read the added token at ``position``; the section the reading goes on in."""
@@ -214,18 +276,41 @@ class _Reader:
         return section
 
     def word(self, word: list[int], section: _Section) -> None:
-        """Read one word from the section's cursor (or from where ours says it starts)."""
+        """Read one word from the section's cursor (or from where ours says it starts).
+        Tokens that spell their characters are read in the runs between those that do not
+        say what they stand for (an unknown token), each run from where ours says it
+        starts."""
+        if self.reading.symbols:
+            self.run(word, section)
+            return
+        run: list[int] = []
+        for k, i in enumerate([*word, -1]):
+            if i >= 0 and self.reading.chunk(self.enc.tokens[i], k, len(word)) is not None:
+                run.append(i)
+            elif run:
+                self.run(run, section, (word.index(run[0]), len(word)))
+                run = []
+
+    def run(self, word: list[int], section: _Section,
+            where: tuple[int, int] | None = None) -> None:
+        """Read consecutive tokens of one word: ``where`` is the first one's index in the
+        word and the word's length (the whole word by default)."""
         enc = self.enc
         first = word[0]
         after_added = first > 0 and enc.word_ids[first - 1] is None and (
             enc.special_mask[first - 1] == 0)
-        at = section.at
-        if at is None or self.reading.anchored:  # start again where ours says it starts
-            at = section.anchor(enc.spans[first][0])
+        starts: list[int] = [] if section.at is None else [section.at]
+        if section.at is None or self.reading.anchored:  # where ours says it starts
+            starts = section.anchors(enc.spans[first][0])
         insertion = self.reading.insertion
-        inserted = insertion == "anywhere" or (insertion == "start" and (
-            at == 0 or after_added))
-        found = None if at is None else _word_spans(enc, word, section.units, at, inserted)
+        found = None
+        for at in starts:
+            inserted = insertion == "anywhere" or (insertion == "start" and (
+                at == 0 or after_added))
+            found = _word_spans(enc, word, section.units, at, inserted, reading=self.reading,
+                                where=where or (0, len(word)))
+            if found is not None:
+                break
         if found is None:
             section.at = None
         else:
@@ -245,21 +330,25 @@ def _word_positions(enc: Encoded, first: int) -> list[int]:
     return positions
 
 
-def _word_spans(enc: Encoded, word: list[int], units: list[Unit], start: int, prefix_allowed: bool
+def _word_spans(enc: Encoded, word: list[int], units: list[Unit], start: int,
+                prefix_allowed: bool, *, reading: _Reading, where: tuple[int, int]
                 ) -> tuple[dict[int, Span], int] | None:
     """Each position of the word at the span of the characters its bytes come from, the
     word starting at character ``start`` of ``units``, and where the next word starts; None
     when its bytes do not spell the characters there. (A word may be the inserted space
     alone: with ``use_regex``, ``" \\tx"`` splits into ``" "``, ``"\\t"``, ``"x"``.)"""
-    chunks = [_token_bytes(enc.tokens[i]) for i in word]
+    index, count = where
+    chunks = [reading.chunk(enc.tokens[i], index + k, count) for k, i in enumerate(word)]
     if any(chunk is None for chunk in chunks):
         return None
     data = b"".join(chunk for chunk in chunks if chunk is not None)
     inserted = 0
     if not _spells(data, units, start):
-        inserted = 1
-        if not (prefix_allowed and data[:1] == b" " and units[start:start + 1] != [] and
-                units[start][0] != " " and (data == b" " or _spells(data[1:], units, start))):
+        mark = reading.inserted.encode("utf-8")
+        inserted = len(mark)
+        if not (prefix_allowed and data.startswith(mark) and units[start:start + 1] != []
+                and units[start][0] != reading.inserted
+                and (data == mark or _spells(data[inserted:], units, start))):
             return None
     # The character of each byte: the inserted space is the first character's.
     owner = [start] * inserted

@@ -479,7 +479,8 @@ def byte_level_trimmed_offsets(ctx: Context, div: Divergence) -> frozenset[int]:
     """Upstream's ByteLevel post-processor with ``trim_offsets`` moves offsets past the space
     symbols at a token's edges; ours stay on the characters the token came from (decision
     0024). Recognised at the positions where the two tokens agree, upstream's span is ours
-    trimmed as upstream trims, and ours is the contract's span (``byte_level_spans``)."""
+    trimmed as upstream trims, and ours is the contract's span (``byte_level_spans``; over
+    a pipeline without a ByteLevel pre-tokenizer, tokens that spell their characters)."""
     pair = _encodings(div)
     steps = trimming_steps(ctx.document)
     if pair is None or div.tier != "spans" or not steps:
@@ -489,7 +490,7 @@ def byte_level_trimmed_offsets(ctx: Context, div: Divergence) -> frozenset[int]:
     texts = (obs.input if isinstance(obs.input, str) else "",
              *([obs.option("pair")] if isinstance(obs.option("pair"), str) else []))
     trimmed = upstream_trimmed_spans(ref, steps)
-    contract = byte_level_spans(ref, texts, ctx.document, ctx.spec.aligned)
+    contract = byte_level_spans(ref, texts, ctx.document, ctx.spec.aligned, plain=True)
     return frozenset(i for i in _differing_spans(ref, up)
                      if i < min(len(ref.ids), len(up.ids)) and ref.ids[i] == up.ids[i]
                      and up.spans[i] == trimmed[i] and contract.get(i) == ref.spans[i])
