@@ -784,6 +784,47 @@ def _js_trimmed(parts: list[str], added: dict[str, dict[str, Any]]) -> list[str]
     return parts
 
 
+#: The reading under which the section replay normalizes as the subject does, Prepend
+#: steps applied to an empty text too.
+_PREPEND_ON_EMPTY: Final = "prepend_on_empty"
+
+
+def _normalizer_steps(step: Any) -> list[Any]:
+    if isinstance(step, dict) and step.get("type") == "Sequence":
+        return [s for child in step.get("normalizers") or () for s in _normalizer_steps(child)]
+    return [step]
+
+
+def _prepends(document: dict[str, Any]) -> dict[str, Any] | None:
+    """Documents whose normalizer has a Prepend step."""
+    steps = _normalizer_steps(document.get("normalizer"))
+    return document if any(isinstance(s, dict) and s.get("type") == "Prepend"
+                           for s in steps) else None
+
+
+def _js_normalized(document: dict[str, Any], text: str) -> str | None:
+    """``text`` through the normalizer step by step as the subject runs it: upstream does
+    each step but Prepend, which the subject applies to an empty text too."""
+    for step in _normalizer_steps(document.get("normalizer")):
+        if not isinstance(step, dict):
+            return None
+        if step.get("type") == "Prepend" and isinstance(step.get("prepend"), str):
+            text = step["prepend"] + text
+            continue
+        handle = _upstream_handle({**document, "normalizer": step, "added_tokens": []})
+        if isinstance(handle, Refused | Crashed):
+            return None
+        normalized = _normalized(handle, text)
+        if normalized is None:
+            return None
+        text = normalized
+    return text
+
+
+def _sectionable(document: dict[str, Any]) -> dict[str, Any] | None:
+    return _has_added_tokens(document) or _prepends(document)
+
+
 def _text_sections(document: dict[str, Any], obs: Observation) -> bool:
     """A text (or a pair of texts) to encode: what ``_sectioned`` replays."""
     return isinstance(obs.input, str) and (obs.option("pair") is None
@@ -794,7 +835,7 @@ _Body = tuple[list[int], list[str]]
 
 
 def _section_body(document: dict[str, Any], handle: Any, text: str,
-                  obs: Observation) -> _Body | None:
+                  obs: Observation, prepend_on_empty: bool = False) -> _Body | None:
     """The ids and tokens of one text (no template) split the way the subject splits it:
     at the added tokens matched on the raw text (leftmost-longest), lstrip/rstrip trimming
     the neighbours; an element equal to any added token's content (or a normalized form)
@@ -828,7 +869,8 @@ def _section_body(document: dict[str, Any], handle: Any, text: str,
         if element in added:
             pieces = [element]
         else:
-            normalized = _normalized(handle, element)
+            normalized = (_js_normalized(document, element) if prepend_on_empty
+                          else _normalized(handle, element))
             if normalized is None:
                 return None
             pieces = _js_trimmed(_js_split(normalized, forms), added) if normalized else []
@@ -851,7 +893,8 @@ def _section_body(document: dict[str, Any], handle: Any, text: str,
     return ids, tokens
 
 
-def _sectioned(document: dict[str, Any], obs: Observation) -> Outcome | None:
+def _sectioned(document: dict[str, Any], obs: Observation, prepend_on_empty: bool = False
+               ) -> Outcome | None:
     """``obs`` (a text or a pair) encoded the way the subject splits each text at added
     tokens (``_section_body``), upstream doing each piece's pre-tokenization and model;
     the template tokens around the bodies those of upstream's own answer, found by
@@ -868,7 +911,7 @@ def _sectioned(document: dict[str, Any], obs: Observation) -> Outcome | None:
     bodies: list[_Body] = []
     lengths: list[int] = []
     for text in texts:
-        body = _section_body(document, handle, text, obs)
+        body = _section_body(document, handle, text, obs, prepend_on_empty)
         alone = _replay(document, Observation(
             obs.track, "encode", text, (("add_special_tokens", False),),
             obs.reference, obs.upstream))
@@ -892,26 +935,77 @@ def _sectioned(document: dict[str, Any], obs: Observation) -> Outcome | None:
             owner[i] = t
         if length:
             first[inner[at]] = t
-        elif bodies[t][0]:
-            return None  # nowhere to put a body upstream has no token of
         at += length
+    # A text upstream gives no token of: its body goes where the template puts it.
+    empty = {t: _template_slot(document, obs, lengths, t) for t, length in enumerate(lengths)
+             if not length and bodies[t][0]}
+    if any(slot is None for slot in empty.values()):
+        return None  # nowhere to put a body upstream has no token of
     ids: list[int] = []
     tokens: list[str] = []
     type_ids: list[int] = []
-    for i in range(len(whole.ids)):
+
+    def put(t: int, type_id: int) -> None:
+        body_ids, body_tokens = bodies[t]
+        ids.extend(body_ids)
+        tokens.extend(body_tokens)
+        type_ids.extend([type_id] * len(body_ids))
+
+    for i in range(len(whole.ids) + 1):
+        for t, slot in empty.items():
+            if slot is not None and slot[0] == i:
+                put(t, slot[1])
+        if i == len(whole.ids):
+            break
         if i not in owner:
             ids.append(whole.ids[i])
             tokens.append(whole.tokens[i])
             type_ids.append(whole.type_ids[i] if whole.type_ids else 0)
         elif i in first:
-            body_ids, body_tokens = bodies[first[i]]
-            ids.extend(body_ids)
-            tokens.extend(body_tokens)
-            type_ids.extend([whole.type_ids[i] if whole.type_ids else 0] * len(body_ids))
+            put(first[i], whole.type_ids[i] if whole.type_ids else 0)
     return Encoded(ids=tuple(ids), tokens=tuple(tokens), spans=((0, 0),) * len(ids),
                    special_mask=(),
                    type_ids=tuple(type_ids) if whole.type_ids else (),
                    attention_mask=(1,) * len(ids))
+
+
+def _template_slot(document: dict[str, Any], obs: Observation, lengths: Sequence[int],
+                   text: int) -> tuple[int, int] | None:
+    """Where text ``text``'s tokens start in upstream's answer and their type id, read from
+    the document's TemplateProcessing (list form; its special tokens only where added) and
+    the token count of each text; None where the post-processor is anything else."""
+    post = document.get("post_processor")
+    if post is None:
+        return sum(lengths[:text]), 0 if text == 0 else 1
+    if not isinstance(post, dict) or post.get("type") != "TemplateProcessing":
+        return None
+    specials_too = bool(obs.option("add_special_tokens"))
+    template = post.get("single" if len(lengths) == 1 else "pair")
+    specials = post.get("special_tokens")
+    if not isinstance(template, list) or not isinstance(specials, dict):
+        return None
+    at = 0
+    for piece in template:
+        if not isinstance(piece, dict) or len(piece) != 1:
+            return None
+        (kind, body), = piece.items()
+        if not isinstance(body, dict):
+            return None
+        if kind == "SpecialToken":
+            entry = specials.get(body.get("id"))
+            if not isinstance(entry, dict) or not isinstance(entry.get("ids"), list):
+                return None
+            at += len(entry["ids"]) if specials_too else 0
+        elif kind == "Sequence" and body.get("id") in ("A", "B"):
+            which = 0 if body["id"] == "A" else 1
+            if which == text:
+                type_id = body.get("type_id", 0)
+                return at, type_id if isinstance(type_id, int) else 0
+            if which < len(lengths):
+                at += lengths[which]
+        else:
+            return None
+    return None
 
 
 # -- how the subject turns token strings into ids ---------------------------------------
@@ -1030,7 +1124,9 @@ READINGS: Final[dict[str, Reading]] = {
     # The model's own strings as tokens, whatever id they share (ids folded back after).
     "model_strings_for_shared_ids": Reading(_distinct_ids, _shared_ids_folded, _ENCODE),
     # Replays run section by section where nothing else explains the answer (``_reads``).
-    _SECTIONS: Reading(_has_added_tokens, operations=_ENCODE, when=_text_sections),
+    _SECTIONS: Reading(_sectionable, operations=_ENCODE, when=_text_sections),
+    # Inside the section replay only: Prepend applied to a text normalized to nothing.
+    _PREPEND_ON_EMPTY: Reading(_prepends, operations=_ENCODE, when=_text_sections),
     # Last among encode readings: ids looked up by token string, added tokens first.
     "added_ids_by_string": Reading(_added_by_string, _ids_by_string, _ENCODE),
     "empty_pair_as_none": Reading(_every_document, operations=_ENCODE, input=_pair_dropped,
@@ -1080,7 +1176,7 @@ def _as_subject_reads(document: dict[str, Any], names: Sequence[str], obs: Obser
         if isinstance(replayed.input, tuple):
             replayed = _with_input(replayed, tuple(moved.get(i, i) for i in replayed.input))
     if _SECTIONS in names:
-        outcome = _sectioned(changed, replayed)
+        outcome = _sectioned(changed, replayed, _PREPEND_ON_EMPTY in names)
     elif "metaspace_first_per_section" in names and _first_sections(changed, replayed):
         outcome = _first_spliced(changed, replayed)
     else:
