@@ -93,6 +93,12 @@ class _Reading:
     suffix: str = ""
     unk: str | None = None
 
+    def is_raw(self, token: str) -> bool:
+        """An added token matched before normalization (its string holds the whitespace
+        ``lstrip``/``rstrip`` took with it)."""
+        content = token if token in self.raw else token.strip()
+        return content in self.raw and content not in self.normalized
+
     def chunk(self, token: str, index: int, count: int) -> bytes | None:
         """The bytes of the text the ``index``-th of ``count`` tokens of a word stands for;
         None when it does not say (an unknown token, a byte piece under a decoration)."""
@@ -228,7 +234,7 @@ class _Reader:
             if _sequence(enc, i) != sequence:
                 break
             if enc.word_ids[i] is None and enc.special_mask[i] == 0 and (
-                    enc.tokens[i] in self.reading.raw):
+                    self.reading.is_raw(enc.tokens[i])):
                 token_start, token_end = enc.spans[i]
                 if text[token_start:token_end] != enc.tokens[i] or token_start < start:
                     return None
@@ -259,7 +265,7 @@ class _Reader:
             if fits:
                 self.judged[position] = (start, end)
             return section
-        if token in self.reading.raw and token not in self.reading.normalized:
+        if self.reading.is_raw(token):
             if text[start:end] != token:
                 return None  # where the next section starts is not known: stop reading
             self.judged[position] = (start, end)
@@ -277,19 +283,15 @@ class _Reader:
 
     def word(self, word: list[int], section: _Section) -> None:
         """Read one word from the section's cursor (or from where ours says it starts).
-        Tokens that spell their characters are read in the runs between those that do not
-        say what they stand for (an unknown token), each run from where ours says it
-        starts."""
+        Tokens that spell their characters are read one by one, each from where ours says
+        it starts (an unknown token between them, or a character the lenient reference
+        drops, leaves no trace in the others)."""
         if self.reading.symbols:
             self.run(word, section)
             return
-        run: list[int] = []
-        for k, i in enumerate([*word, -1]):
-            if i >= 0 and self.reading.chunk(self.enc.tokens[i], k, len(word)) is not None:
-                run.append(i)
-            elif run:
-                self.run(run, section, (word.index(run[0]), len(word)))
-                run = []
+        for k, i in enumerate(word):
+            if self.reading.chunk(self.enc.tokens[i], k, len(word)) is not None:
+                self.run([i], section, (k, len(word)))
 
     def run(self, word: list[int], section: _Section,
             where: tuple[int, int] | None = None) -> None:
@@ -305,8 +307,8 @@ class _Reader:
         insertion = self.reading.insertion
         found = None
         for at in starts:
-            inserted = insertion == "anywhere" or (insertion == "start" and (
-                at == 0 or after_added))
+            inserted = (insertion == "anywhere" and (where is None or where[0] == 0)) or (
+                insertion == "start" and (at == 0 or after_added))
             found = _word_spans(enc, word, section.units, at, inserted, reading=self.reading,
                                 where=where or (0, len(word)))
             if found is not None:

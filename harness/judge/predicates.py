@@ -15,6 +15,7 @@ remaining difference is itself recognised (a Metaspace decoder, a Strip panic).
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable
 from dataclasses import replace
@@ -27,6 +28,7 @@ from implementation.decoders import Strip, strip_would_panic
 from ..core.case import Case
 from ..core.observation import Observation
 from ..core.outcome import Crashed, Decoded, Encoded, Loaded, Outcome, Refused
+from ..subjects import upstream
 from ..subjects.reference import LENIENT, STRICT
 from .byte_level_spans import byte_level_spans, trimming_steps, upstream_trimmed_spans
 from .compare import Divergence
@@ -258,6 +260,64 @@ def upstream_panic_refused(ctx: Context, div: Divergence) -> frozenset[int]:
             too_long = len(a.encode()) + len(b_bytes) - prefix_len > max_len
             return _yes(too_long and ref.rule == "merge-out-of-vocabulary" and here)
     return NONE
+
+
+#: Normalizers upstream runs through ``NormalizedString::transform`` over the whole text.
+_TRANSFORMS = frozenset({"NFC", "NFD", "NFKC", "NFKD", "Lowercase"})
+
+
+def normalizer_insertion_panic(ctx: Context, div: Divergence) -> frozenset[int]:
+    """Upstream panics ("index out of bounds") normalizing, while loading, an added token's
+    content with a Unicode normalizer after a Replace that inserted at the start of it
+    (decision 0027); the reference refuses the document by one of its rules. Recognised
+    when upstream panicked at load, the panic needs both steps (upstream fails on the
+    document again, and loads it with the Unicode steps that follow a Replace taken out, and
+    with the Replace steps that precede a Unicode step taken out), and our refusal names a
+    place where the document breaks the rule: a founding rule the specification oracle
+    derives, or a Replace Regex of the document refused as outside the reproduced subset or
+    unbounded."""
+    obs = div.observation
+    upstream_crash = obs.upstream
+    if (obs.operation != "load" or not _is_panic(upstream_crash)
+            or not isinstance(upstream_crash, Crashed)
+            or not upstream_crash.message.startswith("index out of bounds")):
+        return NONE
+    ref = obs.reference
+    if not isinstance(ref, Refused) or not _refusal_names_the_document(ctx, ref):
+        return NONE
+    normalizer = ctx.document.get("normalizer")
+    steps = normalizer.get("normalizers") if isinstance(normalizer, dict) else None
+    if not isinstance(steps, list) or not all(isinstance(s, dict) for s in steps):
+        return NONE
+    kinds = [step.get("type") for step in steps]
+    replaces = [i for i, kind in enumerate(kinds) if kind == "Replace"]
+    if not replaces:
+        return NONE
+    after = {i for i, kind in enumerate(kinds) if kind in _TRANSFORMS and i > replaces[0]}
+    before = {i for i in replaces if any(j > i for j in after)}
+    if not after or not before:
+        return NONE
+    return _yes(not _upstream_loads_without(ctx.document, steps, set())
+                and all(_upstream_loads_without(ctx.document, steps, gone)
+                        for gone in (after, before)))
+
+
+def _refusal_names_the_document(ctx: Context, ref: Refused) -> bool:
+    """A founding rule the document breaks at that path, or a normalizer Regex refused."""
+    if names_broken_path(ref.rule, ref.path, ctx.broken):
+        return True
+    return (ref.rule in ("unsupported-component", "regex-backtracking")
+            and ref.path.startswith("$.normalizer") and ref.path.endswith(".pattern.Regex")
+            and isinstance(_at_path(ctx.document, ref.path), str))
+
+
+def _upstream_loads_without(document: dict[str, Any], steps: list[Any], gone: set[int]
+                            ) -> bool:
+    """Upstream builds the document with the normalizer steps ``gone`` taken out."""
+    kept = [step for i, step in enumerate(steps) if i not in gone]
+    changed = {**document, "normalizer": {**document["normalizer"], "normalizers": kept}}
+    return isinstance(upstream.load(json.dumps(changed, ensure_ascii=False)),
+                      upstream.Handle)
 
 
 def _merge_pairs(merges: Any) -> list[tuple[int, str, str]]:
