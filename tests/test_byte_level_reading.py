@@ -267,3 +267,25 @@ def test_a_token_off_its_characters_is_not_explained() -> None:
     bad = dataclasses.replace(div, observation=dataclasses.replace(
         div.observation, reference=dataclasses.replace(ours, spans=wrong)))
     assert moved not in byte_level_trimmed_offsets(Context(case), bad)
+
+
+@pytest.mark.parametrize("normalizer", [None, {"type": "Lowercase"}], ids=["plain", "lowercase"])
+def test_an_added_token_with_the_whitespace_lstrip_took_is_read(normalizer: JSON | None
+                                                                ) -> None:
+    """An added token with ``lstrip`` comes with the space before it (`` Wo``): it ends the
+    section before it and is judged at its slice, which upstream's trimming then moves."""
+    doc = document(sequence({"type": "Split", "pattern": {"Regex": r" ?\p{P}+|\s+"},
+                             "behavior": "Contiguous", "invert": False},
+                            byte_level(True, use_regex=False)),
+                   normalizer=normalizer, post_processor=byte_level(True, trim_offsets=True))
+    doc["added_tokens"].append({"id": len(doc["model"]["vocab"]) + 2, "content": "Wo",
+                                "single_word": False, "lstrip": True, "rstrip": False,
+                                "normalized": False, "special": False})
+    text = " !!  !! Wo hi"
+    case = Case(doc, texts=(text,), pairs=((text, ""),))
+    _, judgement = evaluate(case)
+    assert not [v for v in judgement.verdicts if v.is_failure]
+    ours, _ = encoded(doc, text)
+    at = ours.tokens.index(" Wo")
+    spec = Specification(case)
+    assert byte_level_spans(ours, (text,), doc, spec.aligned)[at] == ours.spans[at] == (7, 10)
