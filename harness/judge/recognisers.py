@@ -1100,6 +1100,10 @@ class Reading:
 _ENCODE: Final = frozenset({"encode"})
 _DECODE: Final = frozenset({"decode"})
 READINGS: Final[dict[str, Reading]] = {
+    # The model's own strings as tokens, whatever id they share: first, so that its fresh
+    # ids are folded back before any other reading reads the answer (a fresh id is no
+    # ghost of the prefix reading).
+    "model_strings_for_shared_ids": Reading(_distinct_ids, _shared_ids_folded, _ENCODE),
     "dropout": Reading(_without_dropout, operations=_ENCODE),
     "continuing_subword_prefix": Reading(_without_prefix, _ghosts_fallen_back, _ENCODE),
     "metaspace_split": Reading(_without_metaspace_split, operations=_ENCODE),
@@ -1121,8 +1125,6 @@ READINGS: Final[dict[str, Reading]] = {
     "unknown_ids_as_unk": Reading(_unknown_ids, operations=_DECODE, input=_unknown_as_unk),
     "unknown_ids_as_empty_pieces": Reading(_unknown_ids_empty, operations=_DECODE,
                                            input=_unknown_as_empty),
-    # The model's own strings as tokens, whatever id they share (ids folded back after).
-    "model_strings_for_shared_ids": Reading(_distinct_ids, _shared_ids_folded, _ENCODE),
     # Replays run section by section where nothing else explains the answer (``_reads``).
     _SECTIONS: Reading(_sectionable, operations=_ENCODE, when=_text_sections),
     # Inside the section replay only: Prepend applied to a text normalized to nothing.
@@ -1366,8 +1368,14 @@ def _reads(name: str) -> Predicate:
         # differs; re-running it would only compare against a fresh draw where upstream
         # is random, i.e. under dropout.)
         others = [other for other in used if other != name]
-        needed = not _same_tiers(obs.reference, _replayed(ctx, obs, others, fixed=fixed))
-        return _yes(needed or used[0] == name)
+        if not _same_tiers(obs.reference, _replayed(ctx, obs, others, fixed=fixed)):
+            return ALL  # this reading is needed
+        # Not needed: credited only where no reading is (then the first one is).
+        for other in others:
+            rest = [o for o in used if o != other]
+            if not _same_tiers(obs.reference, _replayed(ctx, obs, rest, fixed=fixed)):
+                return NONE
+        return _yes(used[0] == name)
 
     recognise.__name__ = f"reads_{name}"
     recognise.__doc__ = (f"The subject's reading {name!r}: upstream replaying the "
