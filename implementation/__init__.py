@@ -1,5 +1,6 @@
-"""A pure-Python reference tokenizer for HuggingFace tokenizer.json files of the
-SentencePiece-BPE lineage (Llama-2, Mistral v0.1), with exact character spans.
+"""A pure-Python reference tokenizer for HuggingFace BPE tokenizer.json files of the
+SentencePiece-BPE lineage (Llama-2, Mistral v0.1, Gemma 3) and the byte-level lineage
+(Llama 3), with exact character spans.
 
     import implementation as ref
     tok = ref.load_tokenizer("tokenizer.json")
