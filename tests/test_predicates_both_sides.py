@@ -39,8 +39,7 @@ CLASSES = {cls.id: cls for cls in load_registry()}
 #: pin (``python -m harness oracles --adopt-witnesses REPORT`` once one has): skipped by name
 #: until then; any other class without a witness fails. tests/test_byte_level.py proves
 #: both sides of these on witnesses it builds.
-AWAITING_WITNESS = frozenset({"byte-level-trimmed-offsets",
-                              "upstream-normalizer-insertion-panic"})
+AWAITING_WITNESS: frozenset[str] = frozenset()
 
 
 def _witness(class_id: str) -> tuple[Case, Divergence]:

@@ -222,8 +222,8 @@ class _Reader:
     def section(self, position: int, text: str, start: int) -> _Section | None:
         """The section of ``text`` from ``start`` to the next added token matched before
         normalization (found in our encoding from ``position`` on, fitting the text), its
-        characters normalized; None when its end cannot be told. Without a normalizer, the
-        whole text, read from ``start``."""
+        characters normalized (as they are where the alignment is not known); None when its
+        end cannot be told. Without a normalizer, the whole text, read from ``start``."""
         if self.aligned is None:
             return _Section(self._replaced([(char, (i, i + 1)) for i, char in enumerate(text)]),
                             start)
@@ -241,8 +241,8 @@ class _Reader:
                 end = token_start
                 break
         units = self.aligned(text[start:end])
-        if units is None:
-            return None
+        if units is None:  # not known (no tokenizers): the text itself, as without ``aligned``
+            units = [(char, (i, i + 1)) for i, char in enumerate(text[start:end])]
         return _Section(self._replaced([(char, (a + start, b + start))
                                         for char, (a, b) in units]))
 
