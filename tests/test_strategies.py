@@ -241,7 +241,9 @@ RARE_SHAPES: list[tuple[dict[str, Any], str]] = [
     *(({"pre_tokenizer": "split", "split_pattern": "real", "real_pattern": name},
        f"split:pattern:{name}")
       for name in ("gpt2", "llama3", "qwen2", "gpt4o", "tiktoken-possessive", "deepseek-v3",
-                   "deepseek-digits", "deepseek-cjk", "tekken")),
+                   "deepseek-digits", "deepseek-cjk", "tekken", "tiktoken-cl100k")),
+    ({"pre_tokenizer": "split"}, "split:behavior-map-form"),
+    ({"byte_level_pre_tokenizer": "byte-level"}, "byte_level:use_regex-absent"),
     ({"pre_tokenizer": "split-sequence"}, "split:sequence:deepseek-v3"),
     ({"pre_tokenizer": "split-sequence"}, "split:sequence:deepseek-llm"),
     # Digits both ways, Punctuation with every behaviour (or none), Whitespace(Split)

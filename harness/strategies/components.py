@@ -184,9 +184,14 @@ def real_byte_level_pipeline(name: str) -> JSON:
     return sequence([*(regex_split(p) for p in patterns), byte_level(flags)])
 
 
-def byte_levels(profile: Profile = DEFAULT_PROFILE) -> st.SearchStrategy[JSON]:
-    """ByteLevel over every combination of its three flags."""
-    return weighted(profile.byte_level_flags).map(byte_level)
+@st.composite
+def byte_levels(draw: st.DrawFn, profile: Profile = DEFAULT_PROFILE) -> JSON:
+    """ByteLevel over every combination of its three flags (``use_regex: true`` now and
+    then left out: its default)."""
+    built = byte_level(draw(weighted(profile.byte_level_flags)))
+    if built["use_regex"] and draw(chance(shares.USE_REGEX_ABSENT)):
+        del built["use_regex"]
+    return built
 
 
 def pre_tokenizers(kind: PreTokenizerKind, profile: Profile = DEFAULT_PROFILE,

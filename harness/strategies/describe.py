@@ -150,11 +150,15 @@ def _split_labels(step: Mapping[str, Any]) -> set[str]:
     if kind == "Metaspace":
         return {f"metaspace:{step['prepend_scheme']}:split={step['split']}"}
     if kind == "ByteLevel":
-        return {f"byte_level:pre:{_flags(step)}"}
+        return {f"byte_level:pre:{_flags(step)}"} | (
+            set() if "use_regex" in step else {"byte_level:use_regex-absent"})
     if kind == "Digits":
         return {f"digits:individual={step['individual_digits']}"}
     if kind == "Punctuation":
-        return {f"punctuation:behavior:{step.get('behavior', 'absent')}"}
+        behavior = step.get("behavior", "absent")
+        if isinstance(behavior, dict):
+            return {f"punctuation:behavior:{next(iter(behavior))}", "split:behavior-map-form"}
+        return {f"punctuation:behavior:{behavior}"}
     if kind in ("Whitespace", "WhitespaceSplit"):
         return {f"pre:{kind.lower()}"}
     pattern = step["pattern"]
@@ -163,7 +167,11 @@ def _split_labels(step: Mapping[str, Any]) -> set[str]:
     else:
         name = REAL_PATTERN_NAMES.get(pattern["Regex"])
         labels = {f"split:pattern:{name}" if name else "split:pattern:mutated"}
-    labels.add(f"split:behavior:{step['behavior']}")
+    behavior = step["behavior"]
+    if isinstance(behavior, dict):
+        labels.add("split:behavior-map-form")
+        behavior = next(iter(behavior))
+    labels.add(f"split:behavior:{behavior}")
     if step["invert"]:
         labels.add("split:invert")
     return labels

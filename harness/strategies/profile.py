@@ -175,7 +175,14 @@ SPLIT_PATTERN: Final[Mapping[SplitPatternKind, int]] = {"string": 20, "real": 50
 REAL_PATTERN: Final[Mapping[str, int]] = {
     "gpt2": 18, "llama3": 22, "qwen2": 14, "gpt4o": 14, "tiktoken-possessive": 8,
     "deepseek-v3": 10, "deepseek-digits": 5, "deepseek-cjk": 5, "tekken": 4,
+    "tiktoken-cl100k": 5,
 }
+#: Per thousand Split and Punctuation behaviours: serde's map form (``{"Isolated": null}``;
+#: Punctuation's also ``{"Isolated": {}}``) instead of the name.
+BEHAVIOR_MAP_FORM: Final = 100
+#: Per thousand ByteLevel components with ``use_regex`` true: the field left out (its
+#: default), as older files have it.
+USE_REGEX_ABSENT: Final = 150
 SPLIT_BEHAVIOR: Final[Mapping[SplitBehavior, int]] = {
     "Isolated": 40, "Removed": 15, "MergedWithPrevious": 15, "MergedWithNext": 15,
     "Contiguous": 15,

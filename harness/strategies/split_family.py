@@ -59,6 +59,11 @@ DEEPSEEK_V3_PATTERN: Final = (
 DEEPSEEK_LLM_PATTERNS: Final = (
     r"[\r\n]", r"\s?[A-Za-zµÀ-ÖØ-öø-ƺƼ-ƿǄ-ʓʕ-ʯͰ-ͳͶͷͻ-ͽͿΆΈ-ΊΌΎ-ΡΣ-ϵϷ-ҁҊ-ԯԱ-Ֆ]+",
     r"\s?[!-/:-~！-／：-～‘-‟　-。]+", r"\s+$", "[一-龥ࠀ-一가-퟿]+", r"\p{N}+")
+#: tiktoken's cl100k as it ships: the contractions as a class under ``(?i:``, which the
+#: reference refuses (decision 0023: Oniguruma's case folding of a class is not reproduced).
+TIKTOKEN_CL100K_PATTERN: Final = (
+    r"'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]++[\r\n]*"
+    r"|\s*[\r\n]|\s+(?!\S)|\s+")
 #: Mistral's tekken: look-aheads inside repeats.
 TEKKEN_PATTERN: Final = (
     r"[^\r\n\p{L}\p{N}]?((?=[\p{L}])([^a-z]))*((?=[\p{L}])([^A-Z]))+"
@@ -77,6 +82,7 @@ REAL_PATTERNS: Final[Mapping[str, str]] = {
     "deepseek-digits": DEEPSEEK_DIGITS_PATTERN,
     "deepseek-cjk": DEEPSEEK_CJK_PATTERN,
     "tekken": TEKKEN_PATTERN,
+    "tiktoken-cl100k": TIKTOKEN_CL100K_PATTERN,
 }
 #: Real Sequences of Splits (all Isolated, not inverted), by name.
 REAL_SEQUENCES: Final[Mapping[str, tuple[str, ...]]] = {
@@ -95,7 +101,7 @@ BEHAVIORS: Final = ("Isolated", "Removed", "MergedWithPrevious", "MergedWithNext
 # --- JSON -------------------------------------------------------------------------------------
 
 
-def split(pattern: JSON, behavior: str = "Isolated", invert: bool = False) -> JSON:
+def split(pattern: JSON, behavior: str | JSON = "Isolated", invert: bool = False) -> JSON:
     return {"type": "Split", "pattern": pattern, "behavior": behavior, "invert": invert}
 
 
@@ -107,7 +113,7 @@ def digits(individual_digits: bool) -> JSON:
     return {"type": "Digits", "individual_digits": individual_digits}
 
 
-def punctuation(behavior: str | None = "Isolated") -> JSON:
+def punctuation(behavior: str | JSON | None = "Isolated") -> JSON:
     """Punctuation; ``behavior=None`` leaves the field out (upstream's default, Isolated)."""
     return {"type": "Punctuation"} | ({} if behavior is None else {"behavior": behavior})
 
@@ -226,8 +232,10 @@ def splits(draw: st.DrawFn, profile: Profile = DEFAULT_PROFILE,
            kinds: Mapping[SplitPatternKind, int] | None = None) -> JSON:
     """One Split: a pattern, a behaviour, ``invert``."""
     pattern = draw(split_patterns(profile, alphabet, kinds))
-    return split(pattern, draw(weighted(profile.split_behavior)),
-                 draw(weighted(profile.split_invert)))
+    behavior: Any = draw(weighted(profile.split_behavior))
+    if draw(chance(shares.BEHAVIOR_MAP_FORM)):
+        behavior = {behavior: None}
+    return split(pattern, behavior, draw(weighted(profile.split_invert)))
 
 
 @st.composite
@@ -238,7 +246,9 @@ def split_family(draw: st.DrawFn, profile: Profile = DEFAULT_PROFILE) -> JSON:
     if kind == "digits":
         return digits(draw(st.booleans()))
     if kind == "punctuation":
-        behavior = draw(weighted(shares.PUNCTUATION_BEHAVIOR))
+        behavior: Any = draw(weighted(shares.PUNCTUATION_BEHAVIOR))
+        if behavior != "absent" and draw(chance(shares.BEHAVIOR_MAP_FORM)):
+            behavior = {behavior: draw(st.sampled_from([None, {}]))}
         return punctuation(None if behavior == "absent" else behavior)
     return whitespace() if kind == "whitespace" else whitespace_split()
 
