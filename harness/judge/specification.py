@@ -24,7 +24,10 @@ code, kept small on purpose (it is not a second tokenizer):
   one text (``oc-inv-2-monotonic``); ids, tokens, spans, masks and type ids have one
   length (``oc-inv-3-lengths``); the byte pieces of one (decorated) symbol share one
   non-empty span, the span of its character (``oc-byte-fallback-spans``), and a token of
-  byte-level symbols spans the characters its bytes come from (decision 0024).
+  byte-level symbols spans the characters its bytes come from (decision 0024); in a word a
+  normalizer changed, the characters come from the normalized text, each on the span
+  upstream's normalizer aligns it to (the alignment decision 0025 makes the reference's: the
+  one place the oracle asks upstream, and never its encode).
 
 Each finding is a ``Divergence`` at tier ``specification[<rule>]``; no class explains such
 a tier, so it is always a failure.
