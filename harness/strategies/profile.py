@@ -151,14 +151,14 @@ NORMALIZER: Final[Mapping[NormalizerKind, int]] = {
     "sequence": 8, "unicode": 9, "unicode-sequence": 7,
 }
 UNICODE_NORMALIZER: Final[Mapping[UnicodeNormalizerKind, int]] = {
-    "NFC": 22, "NFD": 14, "NFKC": 22, "NFKD": 14, "Lowercase": 18, "Strip": 10,
+    "NFC": 21, "NFD": 13, "NFKC": 21, "NFKD": 13, "Lowercase": 18, "Strip": 14,
 }
 #: Per thousand Replace regexes: one Oniguruma refuses (``components.REGEX_REFUSED``: both
 #: sides refuse the file).
 REGEX_HAZARD: Final = 50
 #: Strip's ``(strip_left, strip_right)``.
 STRIP_SIDES: Final[Mapping[tuple[bool, bool], int]] = {
-    (True, True): 40, (True, False): 25, (False, True): 25, (False, False): 10,
+    (True, True): 25, (True, False): 25, (False, True): 25, (False, False): 25,
 }
 #: The classic family's pre-tokenizer. "sequence": Metaspace steps; "split": one Split;
 #: "split-family": Digits, Punctuation, Whitespace or WhitespaceSplit; "split-sequence":
