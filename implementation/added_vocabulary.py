@@ -117,6 +117,14 @@ class AddedVocabulary:
                         f"added token {excerpt(token.content)} is normalized to the empty "
                         "string, which matches nowhere (upstream refuses to load: "
                         "InvalidArgumentError: pattern.len() must be >= 1)")
+                other = self._normalized.get(form)
+                if other is not None and other != token_id:
+                    raise LoadError(
+                        "invalid-value", f"$.added_tokens[{entry_of[token_id]}].content",
+                        f"added tokens {excerpt(self.id_to_added[other].content)} and "
+                        f"{excerpt(token.content)} are both normalized to "
+                        f"{excerpt(form)}: one pattern for two ids (upstream refuses to "
+                        "load: DuplicatePatternError)")
                 self._normalized[form] = token_id
             else:
                 self._raw[token.content] = token_id
