@@ -495,9 +495,11 @@ MUTANTS: tuple[Mutant, ...] = (
            {"byte_fallback": True, "byte_alphabet": "partial"}),
     Mutant("unk_token outside the vocabulary accepted", "bpe",
            unk_outside_vocabulary_accepted, {"unk": "dangling"}),
+    # (300 examples: a chain with a step added after Strip is one perturbation in about
+    # fifty, and Hypothesis' clusters left 150 cases of seed 0 without one)
     Mutant("decoder shape with a step after Strip accepted", "decoders",
            extra_step_after_strip,
-           {"byte_fallback": True, "byte_alphabet": "complete", "decoder": "perturbed"}),
+           {"byte_fallback": True, "byte_alphabet": "complete", "decoder": "perturbed"}, 300),
     Mutant("bare ByteFallback decoder refused", "decoders", bare_byte_fallback_refused,
            {"byte_fallback": True, "byte_alphabet": "complete"}),
     Mutant("Metaspace decoder applied", "decoders", metaspace_applied),

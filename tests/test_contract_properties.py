@@ -50,8 +50,11 @@ else:
     DOCUMENTS = st.one_of(harness_documents(), generated_documents())
 
 BYTE_PIECE = re.compile(r"<0x[0-9A-F]{2}>")
-# Generated data is large and slow-ish to draw; no other setting is touched here.
-LARGE = settings(suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+# Generated data is large and slow-ish to draw; and the first load of a Split regex or a
+# Unicode normalizer builds its character tables (a few hundred ms, cached after), which no
+# per-example deadline can tell from a slow encode: no deadline.
+LARGE = settings(suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+                 deadline=None)
 
 
 def load_or_skip(document: Any, *, strict: bool = True) -> ref.Tokenizer | None:
@@ -100,11 +103,19 @@ def assert_byte_pieces_single_character(seq: ref.EncodedSequence, text: str) -> 
 
 
 def pair_order(document: dict[str, Any]) -> list[str]:
-    """Which sequence each Sequence piece of the pair template lays out, in order."""
-    processor = document.get("post_processor")
-    if not processor:
-        return ["A", "B"]
-    return [piece["Sequence"]["id"] for piece in processor["pair"] if "Sequence" in piece]
+    """Which sequence each Sequence piece of the pair template lays out, in order (the
+    template may be a step of a post-processor Sequence; a ByteLevel step lays out nothing)."""
+    steps = [document.get("post_processor")]
+    while steps:
+        processor = steps.pop(0)
+        if not processor:
+            continue
+        if processor["type"] == "Sequence":
+            steps[:0] = processor["processors"]
+        elif processor["type"] == "TemplateProcessing":
+            return [piece["Sequence"]["id"] for piece in processor["pair"]
+                    if "Sequence" in piece]
+    return ["A", "B"]
 
 
 # ---------------------------------------------------------------------------
