@@ -428,6 +428,8 @@ def test_upstream_loads_every_document_or_fails_on_a_declared_hazard(case: Case)
         return  # a template upstream's deserializer refuses: a declared hazard
     if "normalizer:regex-hazard" in labels and "Oniguruma error" in outcome.message:
         return  # a Replace regex Oniguruma refuses: a declared hazard
+    if _normalized_added_tokens_collide(case, outcome.message):
+        return
     assert any(label.startswith("merges:hazard") for label in labels), outcome
     assert any(needle in outcome.message for needle in ALLOWED_LOAD_FAILURES), outcome
 
@@ -466,7 +468,24 @@ def test_upstream_loads_every_document_without_hazards(case: Case) -> None:
     pytest.importorskip("tokenizers")
     from harness.subjects import upstream
 
-    assert isinstance(upstream.load(case.document_json()), upstream.Handle)
+    outcome = upstream.load(case.document_json())
+    assert isinstance(outcome, upstream.Handle) or _normalized_added_tokens_collide(
+        case, outcome.message), outcome
+
+
+def _normalized_added_tokens_collide(case: Case, message: str) -> bool:
+    """Two normalized added tokens the normalizer makes one string (``<s>``, ``</s>`` under
+    a Replace of every letter): not drawn on purpose, and refused by the reference too
+    (invalid-value at an added token), so both sides agree."""
+    from implementation import LoadError, load_tokenizer
+
+    if "DuplicatePatternError" not in message:
+        return False
+    try:
+        load_tokenizer(case.document_json(), strict=False)
+    except LoadError as error:
+        return error.rule == "invalid-value" and error.path.startswith("$.added_tokens[")
+    return False
 
 
 @QUIET

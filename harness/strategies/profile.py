@@ -173,8 +173,8 @@ PRE_TOKENIZER: Final[Mapping[PreTokenizerKind, int]] = {
 SPLIT_PATTERN: Final[Mapping[SplitPatternKind, int]] = {"string": 20, "real": 50, "mutated": 30}
 #: Which real-world pattern (names of ``split_patterns.REAL_PATTERNS``).
 REAL_PATTERN: Final[Mapping[str, int]] = {
-    "gpt2": 18, "llama3": 22, "qwen2": 14, "gpt4o": 14, "tiktoken-possessive": 8,
-    "deepseek-v3": 10, "deepseek-digits": 5, "deepseek-cjk": 5, "tekken": 4,
+    "gpt2": 18, "llama3": 22, "qwen2": 14, "gpt4o": 14, "tiktoken-possessive": 11,
+    "deepseek-v3": 10, "deepseek-digits": 5, "deepseek-cjk": 5, "tekken": 6,
     "tiktoken-cl100k": 5,
 }
 #: Per thousand Split and Punctuation behaviours: serde's map form (``{"Isolated": null}``;
