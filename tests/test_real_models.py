@@ -591,7 +591,7 @@ def test_npm_pack_wrong_integrity_refused(tmp_path: Path,
 @pytest.mark.upstream
 def test_lenient_track_behind_a_strict_refusal() -> None:
     pytest.importorskip("tokenizers")
-    from tests.builders import decoder_sequence, llama_like_document
+    from builders import decoder_sequence, llama_like_document
 
     # Gemma 3's decoder shape: [Replace, ByteFallback, Fuse] under byte_fallback.
     document = llama_like_document(decoder=decoder_sequence(("Replace", "ByteFallback",
@@ -612,7 +612,7 @@ def test_lenient_track_behind_a_strict_refusal() -> None:
 @pytest.mark.upstream
 def test_no_lenient_track_when_strict_loads() -> None:
     pytest.importorskip("tokenizers")
-    from tests.builders import llama_like_document
+    from builders import llama_like_document
 
     loaded = real_run.LoadedFixture(json.dumps(llama_like_document()))
     assert loaded.track == "strict" and len(loaded.loads) == 1
