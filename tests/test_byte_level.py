@@ -63,7 +63,7 @@ CORPUS = (
 def learn_merges(corpus: str, count: int) -> list[tuple[str, str]]:
     """``count`` BPE merges over the corpus' GPT-2 words in byte symbols: each time the
     most frequent adjacent pair, ties to the smallest pair."""
-    import regex
+    import regex  # type: ignore[import-untyped, unused-ignore]
 
     words = Counter(to_symbols(w) for w in regex.findall(GPT2_PATTERN, corpus))
     split = {word: list(word) for word in words}
@@ -228,7 +228,7 @@ COVERING = _covering()
 
 def test_each_byte_symbol_is_upstreams() -> None:
     theirs = tokenizers.pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False)
-    seen = set()
+    seen: set[int] = set()
     for char in COVERING:
         (symbols, _), = theirs.pre_tokenize_str(char)
         assert symbols == to_symbols(char), hex(ord(char))
@@ -262,8 +262,9 @@ BL_SHAPES: list[tuple[dict[str, Any], str | None, str]] = [
 @pytest.mark.parametrize(("component", "rule", "path"), BL_SHAPES)
 def test_byte_level_shapes_load_where_upstream_loads(
         where: str, component: dict[str, Any], rule: str | None, path: str) -> None:
-    doc = document(**{{"pre_tokenizer": "pre", "decoder": "decoder",
-                       "post_processor": "post"}[where]: component})
+    slot = {"pre_tokenizer": "pre", "decoder": "decoder", "post_processor": "post"}[where]
+    fields: dict[str, Any] = {slot: component}
+    doc = document(**fields)
     assert upstream_loads(doc) == (rule is None)
     for strict in (True, False):
         if rule is None:
@@ -631,7 +632,7 @@ ALPHABET = "ab Hé日😀\u0301'sl\n\r\t\u00a0\u3000 1!," + G + "Ã"
 
 
 @given(text=st.text(alphabet=st.sampled_from(ALPHABET) | st.characters(
-           exclude_categories=("Cs",)), max_size=24),
+           exclude_categories=["Cs"]), max_size=24),
        flags=st.sampled_from(FLAGS))
 def test_encode_and_decode_are_upstreams(text: str, flags: tuple[bool, bool, bool]) -> None:
     doc = gpt2(*flags)
@@ -661,7 +662,7 @@ def _code_points(step: int) -> Iterator[int]:
 
 
 def _disagreements(code_points: Iterator[int], block: int = 512) -> list[int]:
-    import regex
+    import regex  # type: ignore[import-untyped, unused-ignore]
 
     theirs = tokenizers.pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=True)
     pattern = regex.compile(GPT2_PATTERN)

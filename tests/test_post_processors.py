@@ -54,7 +54,7 @@ def variant(**fields: Any) -> dict[str, Any]:
 
 def load(processor: Any) -> TemplateProcessing:
     loaded = post_processor_from_json(Node(processor, "$.post_processor"))
-    assert loaded is not None
+    assert isinstance(loaded, TemplateProcessing)
     return loaded
 
 

@@ -22,6 +22,7 @@ from hypothesis import strategies as st
 
 import implementation as ref
 from harness.fixtures import unicode_tables as generator
+from harness.fixtures.code_points import code_points
 from implementation import normalizers as ref_normalizers
 from implementation import unicode_forms
 from implementation.alignment import NormalizedText
@@ -252,7 +253,7 @@ def test_normalized_added_tokens(kind: str) -> None:
 # Every code point
 # ---------------------------------------------------------------------------
 
-ALL = [chr(cp) for cp in generator.code_points()]
+ALL = [chr(cp) for cp in code_points()]
 #: Around each code point: alone, then as a mark after U+0345 (class 240), before U+0334
 #: (class 1) and between a + U+0301 and U+0316 (reordering shows a combining class).
 PROBES = (("", ""), *generator.PROBES)
