@@ -35,6 +35,7 @@ from harness.oracles.files import (
     replay_file,
     unpack_encoded,
 )
+from harness.oracles.shapes import SHAPES
 
 ROOT = Path(__file__).resolve().parent.parent
 SCHEMA = json.loads((ROOT / "oracles/schema/oracle.schema.json").read_text(encoding="utf-8"))
@@ -112,8 +113,8 @@ def test_case_ids_are_unique_and_flags_declared_once(path: Path) -> None:
     assert used == set(data["flags"]), "every flag used is declared, every declared one used"
     for row in data["cases"]:
         if row["kind"] == "witness":
-            assert row["flags"] == [row["class"]]
-            assert row["class"] in CLASS_IDS, row["id"]
+            assert row["class"] in row["flags"], row["id"]
+            assert set(row["flags"]) <= CLASS_IDS, row["id"]
         else:
             assert row["tokenizer"] in data["tokenizers"], row["id"]
 
@@ -500,8 +501,10 @@ def test_adopted_witnesses_are_minimal_deterministic_and_replay(
 
     target = root / "oracles/divergences.json"
     data = load(target)
-    rows = {row["class"]: row for row in data["cases"]}
+    rows = {row["class"]: row for row in data["cases"] if "shape" not in row}
     assert set(rows) == {"template-special-spans", "strict-byte-alphabet-incomplete"}
+    assert {row["id"] for row in data["cases"] if "shape" in row} == {
+        shape.row_id for shape in SHAPES}
     spans = rows["template-special-spans"]
     assert spans["id"] == "div-template-special-spans"
     assert spans["case"]["texts"] == ["Hello world"]  # cut down to the witness input
@@ -581,3 +584,42 @@ def test_a_witness_that_stops_diverging_is_stale_everywhere(
     assert [s["id"] for s in result["stale_intended_classes"]] == [witness]
     assert [c["id"] for c in result["rows_changed"]] == [witness]
     assert result["verdict"] == "drift"
+
+
+# ---------------------------------------------------------------------------
+# Shapes: one pinned witness per distinct way a class shows
+# ---------------------------------------------------------------------------
+
+
+def test_every_declared_shape_is_pinned_and_names_a_class() -> None:
+    rows = {row["id"]: row for row in load(ROOT / "oracles/divergences.json")["cases"]}
+    for shape in SHAPES:
+        row = rows[shape.row_id]
+        assert shape.class_id in CLASS_IDS
+        assert (row["class"], row["shape"], row["why"]) == (shape.class_id, shape.name, shape.why)
+        assert shape.class_id in row["classes"], f"{shape.row_id} no longer shows its class"
+    assert len({s.row_id for s in SHAPES}) == len(SHAPES)
+
+
+@pytest.mark.upstream
+@pinned
+def test_a_reference_accepting_a_step_after_strip_stales_that_shape(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The adopted decoder-shape witness has no decoder at all; the shape rows pin the
+    other ways the founding rule refuses, so relaxing one of them is seen."""
+    from harness.runs.pinned import check_pinned_witnesses
+    from implementation import decoders
+
+    assert check_pinned_witnesses() == []
+    strict_check = decoders.check_byte_fallback_shape
+
+    def accepts_extra_steps(node: Any) -> None:
+        if not node.is_null and node.type_tag() == "Sequence":
+            tags = [step.type_tag() for step in node.field("decoders").elements()]
+            if tuple(tags[:4]) == decoders.BYTE_FALLBACK_CHAIN:
+                return
+        strict_check(node)
+
+    monkeypatch.setattr(decoders, "check_byte_fallback_shape", accepts_extra_steps)
+    stale = check_pinned_witnesses()
+    assert [s.id for s in stale] == ["div-strict-decoder-shape.extra-step-after-strip"]

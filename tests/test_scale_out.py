@@ -169,7 +169,7 @@ def test_progress_line_on_a_terminal_and_silence_elsewhere() -> None:
 
 def _pinned_cases() -> dict[str, Case]:
     rows = json.loads(PINNED.read_text(encoding="utf-8"))["cases"]
-    return {row["class"]: Case.from_json(row["case"]) for row in rows}
+    return {row["class"]: Case.from_json(row["case"]) for row in rows if "shape" not in row}
 
 
 def _treat_as_failure(monkeypatch: pytest.MonkeyPatch, cls: str) -> None:

@@ -38,7 +38,9 @@ Rows (``cases``), each with a stable ``id`` and ``flags``:
   ``decode_keep_special``);
 - ``decode``: ``input`` {ids}, a raw id run (decode_runs), decoded in both skip modes;
 - ``witness`` (divergences.json): ``class``, the ``case`` (harness.core.case.Case),
-  the ``observation`` it diverges on and both outcomes.
+  the ``observation`` it diverges on and both outcomes; a ``shape`` row (id
+  ``div-<class>.<shape>``, with ``why``) pins one more distinct way its class shows, from a
+  case declared in ``shapes.py``.
 
 Every output comes from running upstream (and, for witnesses, the reference); nothing is
 written by hand. Generation is deterministic: the same inputs and library versions give
@@ -84,6 +86,7 @@ from ..report.files import ReportError, read_report
 from ..subjects.reference import LENIENT, STRICT, ReferenceSubject
 from . import cases as oracle_cases
 from .cases import OracleSpec, RowSpec, TokenizerSpec
+from .shapes import SHAPES, Shape
 
 #: The repository the oracle files are read from and written to, by default: the checkout
 #: this harness runs from, else the working directory.
@@ -407,14 +410,16 @@ def _row(case_id: str, kind: str, tokenizer: str, flags: Sequence[str], *, comme
 # Witnesses (oracles/divergences.json)
 # ---------------------------------------------------------------------------
 
-DIVERGENCES_TITLE = "Intended divergences: one pinned witness per class"
+DIVERGENCES_TITLE = "Intended divergences: pinned witnesses of each class"
 DIVERGENCES_DESCRIPTION = (
     "For each intended divergence class of the registry (harness/judge/divergences.yaml),"
     " the shrunk witness adopted from a conformance report (python -m harness oracles "
     "--adopt-witnesses REPORT), re-run deterministically on every regeneration (the "
     "fuzzer is not). Each row holds the case, the observation it diverges on and both "
     "outcomes; every conformance run re-checks them, and a witness that stops diverging "
-    "fails it.")
+    "fails it. Rows with a shape pin one more distinct way their class shows, from a "
+    "hand-built case declared in harness/oracles/shapes.py (outcomes produced by "
+    "running it).")
 
 
 def _selector(observation: Observation) -> Json:
@@ -432,11 +437,12 @@ def _matches(observation: Observation, selector: Mapping[str, Any]) -> bool:
 
 
 def witness_row(class_id: str, case: Case, selector: Mapping[str, Any],
-                source: Json) -> Json:
+                source: Json, shape: Shape | None = None) -> Json:
     """Re-run ``case`` on both subjects and pin the observation showing ``class_id``:
     the one at ``selector`` when it still shows the class, else the first that does.
     When none does, the row keeps ``selector`` with the outcomes seen now and no class
-    (a stale witness: the drift report and every conformance run name it)."""
+    (a stale witness: the drift report and every conformance run name it). A ``shape``
+    row is named after its shape and says what it pins."""
     from ..runs.generated import evaluate  # runs upstream: never imported by the replay
 
     observations, judgement = evaluate(case)
@@ -446,10 +452,15 @@ def witness_row(class_id: str, case: Case, selector: Mapping[str, Any],
                   showing[0] if showing else None)
     row: Json = {"id": f"div-{class_id}", "kind": "witness", "class": class_id,
                  "flags": [class_id], "case": case.to_json(), "source": source}
+    if shape is not None:
+        row.update({"id": shape.row_id, "shape": shape.name, "why": shape.why})
     if chosen is not None:
         obs = chosen.divergence.observation
         row.update({"observation": _selector(obs), "tier": chosen.divergence.tier,
                     "classes": sorted(chosen.classes),
+                    # Every class explaining it: the replay accepts a difference only when
+                    # a flagged class explains it (two classes may meet on one witness).
+                    "flags": sorted({class_id, *chosen.classes}),
                     "reference": outcome_to_json(obs.reference, masks=False),
                     "upstream": outcome_to_json(obs.upstream, masks=False)})
         return row
@@ -464,10 +475,22 @@ def witness_row(class_id: str, case: Case, selector: Mapping[str, Any],
 
 
 def regenerate_witnesses(pinned: Json, version: str) -> Json:
+    """Re-run every adopted witness, and build one row for each declared shape (a shape
+    row whose declaration is gone is dropped)."""
     rows = [witness_row(row["class"], Case.from_json(row["case"]), row["observation"],
                         row.get("source", {}))
-            for row in pinned.get("cases", [])]
-    return witnesses_file(rows, version)
+            for row in pinned.get("cases", []) if "shape" not in row]
+    return witnesses_file(rows + shape_rows(), version)
+
+
+#: Where a shape row comes from (in place of the report an adopted row names).
+SHAPE_SOURCE: Json = {"declared": "harness/oracles/shapes.py"}
+
+
+def shape_rows() -> list[Json]:
+    """The row of each shape of ``harness/oracles/shapes.py``."""
+    return [witness_row(shape.class_id, shape.case, {}, SHAPE_SOURCE, shape)
+            for shape in SHAPES]
 
 
 def witnesses_file(rows: list[Json], version: str) -> Json:
@@ -513,7 +536,7 @@ def adopt_witnesses(report_path: Path, root: Path, display_path: str | None = No
         raise ValueError(str(exc)) from None
     target = oracle_path(root, DIVERGENCES)
     current = json.loads(target.read_text(encoding="utf-8")) if target.is_file() else {}
-    rows = {row["class"]: row for row in current.get("cases", [])}
+    rows = {row["id"]: row for row in current.get("cases", []) if "shape" not in row}
     known = {cls.id for cls in load_registry()}
     notes: list[str] = []
     for entry in report.classes:
@@ -538,10 +561,10 @@ def adopt_witnesses(report_path: Path, root: Path, display_path: str | None = No
         if class_id not in row["classes"]:
             notes.append(f"skipped {class_id}: its witness no longer shows the class")
             continue
-        rows[class_id] = row
+        rows[row["id"]] = row
         notes.append(f"adopted {class_id} ({row['observation']['operation']}, "
                      f"tier {row['tier']})")
-    return witnesses_file(list(rows.values()), upstream.version()), notes
+    return witnesses_file(list(rows.values()) + shape_rows(), upstream.version()), notes
 
 
 # ---------------------------------------------------------------------------
@@ -788,7 +811,7 @@ def _replay_witness(judge: _Judge, row: Json) -> None:
                       tuple(value) if isinstance(value, list) else value,
                       tuple(sorted(dict(selector.get("options") or {}).items())),
                       _reference_outcome(case, selector), outcome_from_json(row["upstream"]))
-    judge.row(row, case, [(str(selector["operation"]), obs)], [class_id])
+    judge.row(row, case, [(str(selector["operation"]), obs)], row.get("flags", [class_id]))
 
 
 # ---------------------------------------------------------------------------
