@@ -74,6 +74,11 @@ def _parser() -> _Parser:
     conf.add_argument("--no-database", action="store_true",
                       help="neither replay nor store failing cases in the example database "
                       "(.hypothesis/conformance, or Redis when HYPOTHESIS_REDIS_URL is set)")
+    conf.add_argument("--reach", action="store_true",
+                      help="measure with coverage.py how much of each semantic module of "
+                      "implementation/ the run reaches, print it and record it in the report "
+                      "(one process, our reference only; slower; exits 1 when a module "
+                      "falls short of the target)")
 
     md = sub.add_parser("report", help="render a conformance report (Markdown, for a "
                         "pull-request comment or a CI job summary)")
@@ -197,10 +202,14 @@ def _dispatch(arguments: list[str]) -> int:
 
 
 def _conformance(args: argparse.Namespace) -> int:
+    meter = _reach_meter(args)
+    if meter is not None:
+        meter.start()  # first: implementation/ must be imported under the measure
     from .job import run
     from .report.build import build_report
     from .report.files import write_report
     from .runs import database as example_db
+    from .runs import reach as reaches
 
     subject = _subject(args.subject)
     if subject == "":
@@ -214,7 +223,8 @@ def _conformance(args: argparse.Namespace) -> int:
         + (["--examples", str(args.examples)] if args.examples is not None else [])
         + (["--real-examples", str(args.real_examples)]
            if args.real_examples is not None else [])
-        + (["--workers", str(args.workers)] if args.workers != 1 else []))
+        + (["--workers", str(args.workers)] if args.workers != 1 else [])
+        + (["--reach"] if args.reach else []))
     report_dir = args.report.parent
     if report_dir.exists() and not report_dir.is_dir():
         raise UsageError(f"--report {args.report}: {report_dir} is not a folder")
@@ -234,7 +244,11 @@ def _conformance(args: argparse.Namespace) -> int:
     finally:
         line.close()
     interrupts.check()  # a signal whose first raise was swallowed: still nothing written
-    write_report(build_report(result, args.report.as_posix()), args.report)
+    reach = None
+    if meter is not None:
+        meter.stop()
+        reach = meter.reach
+    write_report(build_report(result, args.report.as_posix(), reach=reach), args.report)
     tally = result.tally
     if result.subject is not None:
         info = result.subject
@@ -273,8 +287,29 @@ def _conformance(args: argparse.Namespace) -> int:
     for stale in result.stale:
         print(f"  STALE pinned witness {stale.id} ({stale.class_id}): now "
               f"{list(stale.now) or 'no divergence'}")
+    short = False
+    if reach is not None:
+        for row in reaches.table(reach):
+            print(row)
+        short = bool(reaches.missing(reach)) or not all(r.meets_target for r in reach)
     print(f"report: {args.report}")
-    return 1 if result.failed else 0
+    return 1 if result.failed or short else 0
+
+
+def _reach_meter(args: argparse.Namespace) -> Any:
+    """The coverage measure of ``--reach`` (started by the caller), or None."""
+    if not args.reach:
+        return None
+    if args.subject is not None:
+        raise UsageError("--reach measures our reference's code: leave out --subject")
+    if args.workers != 1:
+        raise UsageError("--reach measures one process: leave out --workers")
+    from .runs.reach import ReachMeter, ReachUnavailableError
+
+    try:
+        return ReachMeter()
+    except ReachUnavailableError as exc:
+        raise UsageError(str(exc)) from None
 
 
 class ProgressLine:

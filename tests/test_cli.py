@@ -3,6 +3,7 @@ never a traceback; the valid choices are named where there are some."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -100,3 +101,54 @@ def test_a_closed_pipe_is_no_traceback() -> None:
         f"{sys.executable} -m harness reproduce {FAILING} --failure F1 | true",
         shell=True, cwd=ROOT, capture_output=True, text=True, timeout=120, check=False)
     assert "Traceback" not in done.stderr and "Error" not in done.stderr, done.stderr
+
+
+@pytest.mark.parametrize(("extra", "says"), [
+    (["--subject", "example"], "--reach measures our reference's code: leave out --subject"),
+    (["--workers", "2"], "--reach measures one process: leave out --workers"),
+])
+def test_reach_refuses_what_it_cannot_measure(capsys: pytest.CaptureFixture[str],
+                                              tmp_path: Path, extra: list[str],
+                                              says: str) -> None:
+    report = tmp_path / "conformance.yaml"
+    line = _error(capsys, "conformance", "--reach", "--report", str(report), *extra)
+    assert line == says
+    assert not report.exists()
+
+
+def _measured(work: str) -> dict[str, list[int]]:
+    """(covered statements, covered branches) per semantic module, measured in a fresh
+    process over ``import implementation`` then ``work``."""
+    script = ("import json\n"
+              "from harness.runs.reach import ReachMeter\n"
+              "meter = ReachMeter()\n"
+              "meter.start()\n"
+              "import implementation\n"
+              f"{work}\n"
+              "meter.stop()\n"
+              "print(json.dumps({r.module: [r.covered_statements, r.covered_branches]"
+              " for r in meter.reach}))\n")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          check=True, cwd=ROOT)
+    counts: dict[str, list[int]] = json.loads(done.stdout)
+    return counts
+
+
+def test_reach_counts_module_level_lines_and_what_a_run_takes() -> None:
+    """The meter starts before implementation/ is imported, so import-time lines count;
+    an encode then shows up as branches taken in the BPE model."""
+    pytest.importorskip("coverage")
+    import implementation  # noqa: F401  (this process has it: the meter must refuse)
+    from harness.runs.reach import SEMANTIC_MODULES, ReachMeter
+
+    with pytest.raises(RuntimeError, match="before implementation/ is imported"):
+        ReachMeter()
+    imported = _measured("pass")
+    assert set(imported) == set(SEMANTIC_MODULES)
+    assert all(statements > 0 for statements, _ in imported.values())
+    encoded = _measured(
+        "from implementation.loader import load_tokenizer\n"
+        "doc = {'model': {'type': 'BPE', 'vocab': {'a': 0, 'b': 1, 'ab': 2},"
+        " 'merges': [['a', 'b']]}}\n"
+        "load_tokenizer(json.dumps(doc), strict=False).encode('abab')")
+    assert encoded["bpe"][1] > imported["bpe"][1]

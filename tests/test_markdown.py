@@ -166,3 +166,18 @@ def test_a_file_that_is_not_a_complete_report_is_refused(
         assert len(err.err.strip().splitlines()) == 1 and "report" in err.err
     assert main(["report", "--markdown", str(tmp_path / "missing.yaml")]) == 2
     assert "no such file" in capsys.readouterr().err
+
+
+def test_reach_is_shown_when_measured_and_short_modules_stand_out() -> None:
+    from harness.report.model import ModuleReach, Reach
+
+    report = read_report(DATA / "without-failure.yaml")
+    assert "Reach of implementation/" not in render(report)
+    report.coverage.reach = Reach(95.0, {
+        "bpe": ModuleReach(400, 392, 148, 140, 96.4),
+        "patterns": ModuleReach(289, 253, 112, 85, 84.3)}, ["patterns", "oniguruma"])
+    shown = render(report)
+    assert "### Reach of implementation/" in shown
+    assert "| `bpe` | 392/400 | 140/148 | 96.4% | ok |" in shown
+    assert "| `patterns` | 253/289 | 85/112 | 84.3% | **short** |" in shown
+    assert "Not measured: `oniguruma`." in shown

@@ -54,7 +54,7 @@ def test_installed_harness_runs_the_job_from_another_folder(tmp_path: Path) -> N
     for line in located.stdout.splitlines():
         assert "site-packages" in line and not line.startswith(str(ROOT)), line
     report = work / "reports" / "conformance.yaml"
-    done = subprocess.run([str(python), "-m", "harness", "conformance", "--profile", "dev",
+    done = subprocess.run([str(python), "-m", "harness", "conformance", "--profile", "smoke",
                            "--no-database"], cwd=work, env=env, capture_output=True,
                           text=True, timeout=1200, check=False)
     assert done.returncode == 0, (done.stdout[-3000:], done.stderr[-3000:])

@@ -11,6 +11,7 @@ from ..fixtures.morph_track import UPSTREAM_DOCUMENT
 from ..judge.coverage import RULES
 from ..judge.expectations import parse_file
 from ..judge.registry import load_registry
+from ..runs import reach as reaches
 from ..runs import tally as tallies
 from ..runs.morph_track import MorphTrackRun
 from ..runs.pinned import Stale
@@ -183,7 +184,9 @@ def _class_entries(result: JobResultLike, report_path: str) -> list[model.ClassE
     return entries
 
 
-def build_report(result: JobResultLike, report_path: str = DEFAULT_REPORT) -> model.Report:
+def build_report(result: JobResultLike, report_path: str = DEFAULT_REPORT,
+                 reach: Sequence[reaches.Reach] | None = None) -> model.Report:
+    """The report of a job; ``reach``: the run's measure of implementation/ (``--reach``)."""
     tally = result.tally
     classes = _class_entries(result, report_path)
     registry = classes
@@ -229,7 +232,8 @@ def build_report(result: JobResultLike, report_path: str = DEFAULT_REPORT) -> mo
             rules={rule: model.RuleCoverage(meaning, tally.rule_comparisons.get(rule, 0))
                    for rule, meaning in RULES.items()},
             classes={cls.id: tally.by_class.get(cls.id, 0) for cls in registry},
-            features=dict(sorted(tally.features.items()))),
+            features=dict(sorted(tally.features.items())),
+            reach=_reach_section(reach)),
         subject=_subject_section(result.subject))
 
 
@@ -240,3 +244,13 @@ def _subject_section(info: SubjectInfoLike | None) -> model.Subject | None:
                          capabilities=list(info.capabilities),
                          expectations=info.expectations, restarts=info.restarts)
 
+
+
+def _reach_section(reach: Sequence[reaches.Reach] | None) -> model.Reach | None:
+    if reach is None:
+        return None
+    modules = {r.module: model.ModuleReach(r.statements, r.covered_statements, r.branches,
+                                           r.covered_branches, round(r.percent, 1))
+               for r in reach}
+    short = [r.module for r in reach if not r.meets_target] + reaches.missing(list(reach))
+    return model.Reach(reaches.TARGET, modules, short)

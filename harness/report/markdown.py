@@ -411,7 +411,28 @@ def _coverage(report: Report) -> str:
     unexercised = [rule for rule, entry in rules.items() if not entry.comparisons]
     if unexercised:
         rows += ["", f"Not exercised: {', '.join(_code(r) for r in unexercised)}."]
-    return "\n".join(rows + _features(report))
+    return "\n".join(rows + _features(report) + _reach(report))
+
+
+def _reach(report: Report) -> list[str]:
+    """Branch coverage of implementation/ over the run, when it was measured."""
+    reach = report.coverage.reach
+    if reach is None:
+        return []
+    rows = ["", "### Reach of implementation/", "",
+            f"coverage.py under `--branch` over this run alone (no unit tests); target "
+            f"{reach.target:.0f}% per module.", "",
+            "| module | statements | branches | cover | |", "|---|--:|--:|--:|---|"]
+    for module, entry in reach.modules.items():
+        rows.append(f"| {_code(module, table=True)} | "
+                    f"{_int(entry.covered_statements)}/{_int(entry.statements)} | "
+                    f"{_int(entry.covered_branches)}/{_int(entry.branches)} | "
+                    f"{entry.percent:.1f}% | "
+                    f"{'**short**' if module in reach.short else 'ok'} |")
+    absent = [m for m in reach.short if m not in reach.modules]
+    if absent:
+        rows += ["", f"Not measured: {', '.join(_code(m) for m in absent)}."]
+    return rows
 
 
 def _features(report: Report) -> list[str]:

@@ -207,6 +207,30 @@ class RuleCoverage:
 
 
 @dataclass
+class ModuleReach:
+    """coverage.py's measure of one module of implementation/ over the run."""
+
+    statements: int
+    covered_statements: int
+    branches: int
+    covered_branches: int
+    #: Statements and branches together, in percent (coverage.py's figure under --branch).
+    percent: float
+
+
+@dataclass
+class Reach:
+    """How much of each semantic module of implementation/ the run reached (``--reach``:
+    coverage.py over this run alone, no unit tests; ``nox -s coverage``)."""
+
+    #: The percent each module must reach.
+    target: float
+    modules: dict[str, ModuleReach]
+    #: Modules below the target.
+    short: list[str]
+
+
+@dataclass
 class Coverage:
     """Which rules and classes the run exercised."""
 
@@ -217,6 +241,8 @@ class Coverage:
     #: Generated cases each feature label applied to (``harness.strategies.describe``:
     #: components, behaviours, vocabularies, texts).
     features: dict[str, int] = field(default_factory=dict)
+    #: Branch coverage of implementation/ over the run; None unless measured (--reach).
+    reach: Reach | None = None
 
 
 @dataclass

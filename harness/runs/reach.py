@@ -1,21 +1,21 @@
 """Reach: how much of each semantic module of ``implementation/`` one harness run
 exercises, as coverage.py measures it under ``--branch`` (statements and branches
-together, its usual figure; ``nox -s coverage``).
+together, its usual figure).
 
-``python -m harness.runs.reach COVERAGE_JSON`` reads the JSON report of ``coverage json``
-taken over a run of the harness alone (no unit tests) and prints, per module, the branches
-taken, the branch coverage and whether it meets the target; it exits non-zero when a module
-falls short. Lines no generated input can reach are excluded in the source with a
-``# pragma: no cover`` comment saying why.
+``python -m harness conformance --reach`` measures the run it makes (one process: the
+harness alone, no unit tests) with ``ReachMeter``, prints the table and records it in the
+report (``coverage.reach``); ``nox -s coverage`` runs exactly that. Lines no generated
+input can reach are excluded in the source with a ``# pragma: no cover`` comment saying
+why.
 """
 
 from __future__ import annotations
 
-import argparse
 import json
-import sys
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+from types import TracebackType
 from typing import Any
 
 #: The modules of implementation/ that carry the tokenizer's behaviour.
@@ -24,6 +24,10 @@ SEMANTIC_MODULES = ("bpe", "tokenizer", "added_vocabulary", "normalizers", "pre_
                     "byte_level", "unicode_forms", "split", "oniguruma")
 #: Branch coverage each must reach, in percent.
 TARGET = 95.0
+
+
+class ReachUnavailableError(RuntimeError):
+    """coverage.py is not installed here."""
 
 
 @dataclass(frozen=True)
@@ -41,9 +45,14 @@ class Reach:
         covered = self.covered_statements + self.covered_branches
         return 100.0 * covered / total if total else 100.0
 
+    @property
+    def meets_target(self) -> bool:
+        return self.percent >= TARGET
+
 
 def reach_from_json(data: dict[str, Any]) -> list[Reach]:
-    """Each semantic module's reach from coverage.py's JSON report."""
+    """Each semantic module's reach from coverage.py's JSON report (a module the run never
+    imported counts as reached nowhere only if coverage.py lists it; see ``missing``)."""
     found: dict[str, Reach] = {}
     for path, entry in data.get("files", {}).items():
         name = Path(path).stem
@@ -56,27 +65,68 @@ def reach_from_json(data: dict[str, Any]) -> list[Reach]:
     return [found[m] for m in SEMANTIC_MODULES if m in found]
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description="branch coverage of implementation/'s "
-                                                 "semantic modules from one harness run")
-    parser.add_argument("coverage_json", type=Path)
-    parser.add_argument("--target", type=float, default=TARGET)
-    args = parser.parse_args(argv)
-    reach = reach_from_json(json.loads(args.coverage_json.read_text(encoding="utf-8")))
-    short = 0
-    print(f"{'module':<18} {'statements':>11} {'branches':>11} {'cover':>7}  "
-          f"target {args.target:.0f}%")
+def missing(reach: list[Reach]) -> list[str]:
+    """Semantic modules the measure does not name (never imported by the run)."""
+    named = {r.module for r in reach}
+    return [m for m in SEMANTIC_MODULES if m not in named]
+
+
+def table(reach: list[Reach]) -> list[str]:
+    """The printed table: one line per module against the target."""
+    lines = [f"{'module':<18} {'statements':>11} {'branches':>11} {'cover':>7}  "
+             f"target {TARGET:.0f}%"]
     for r in reach:
-        ok = r.percent >= args.target
-        short += not ok
-        print(f"{r.module:<18} {r.covered_statements:>5}/{r.statements:<5} "
-              f"{r.covered_branches:>5}/{r.branches:<5} {r.percent:>6.1f}%  "
-              f"{'ok' if ok else 'SHORT'}")
-    missing = [m for m in SEMANTIC_MODULES if m not in {r.module for r in reach}]
-    if missing:
-        print(f"not measured: {', '.join(missing)}")
-    return 1 if short or missing else 0
+        lines.append(f"{r.module:<18} {r.covered_statements:>5}/{r.statements:<5} "
+                     f"{r.covered_branches:>5}/{r.branches:<5} {r.percent:>6.1f}%  "
+                     f"{'ok' if r.meets_target else 'SHORT'}")
+    absent = missing(reach)
+    if absent:
+        lines.append(f"not measured: {', '.join(absent)}")
+    return lines
 
 
-if __name__ == "__main__":
-    sys.exit(main())
+class ReachMeter:
+    """coverage.py over ``implementation/`` from ``start`` (or a ``with`` block) to ``stop``;
+    ``reach`` then holds each semantic module's figure. Measures this process only, and
+    must start before ``implementation`` is imported (its module-level lines count)."""
+
+    def __init__(self) -> None:
+        try:
+            import coverage
+        except ImportError:
+            raise ReachUnavailableError("--reach needs coverage.py: pip install coverage (nox -s "
+                                   "coverage installs it)") from None
+        import importlib.util
+        import sys
+
+        # Imported under the measure, or its module-level lines would count as missed.
+        if any(name == "implementation" or name.startswith("implementation.")
+               for name in sys.modules):
+            raise RuntimeError("ReachMeter must start before implementation/ is imported")
+        spec = importlib.util.find_spec("implementation")
+        assert spec is not None and spec.origin is not None
+        source = str(Path(spec.origin).resolve().parent)
+        self._coverage = coverage.Coverage(data_file=None, branch=True, source=[source])
+        self.reach: list[Reach] = []
+
+    def start(self) -> None:
+        self._coverage.start()
+
+    def stop(self) -> None:
+        """Stop measuring and compute ``reach``."""
+        self._coverage.stop()
+        with tempfile.TemporaryDirectory() as folder:
+            out = Path(folder) / "reach.json"
+            self._coverage.json_report(outfile=str(out))
+            self.reach = reach_from_json(json.loads(out.read_text(encoding="utf-8")))
+
+    def __enter__(self) -> ReachMeter:
+        self.start()
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
+                 traceback: TracebackType | None) -> None:
+        if kind is not None:
+            self._coverage.stop()
+            return
+        self.stop()
