@@ -292,6 +292,10 @@ class _Reader:
         for k, i in enumerate(word):
             if self.reading.chunk(self.enc.tokens[i], k, len(word)) is not None:
                 self.run([i], section, (k, len(word)))
+            elif k == len(word) - 1:
+                # The word ends in tokens not read (say the byte pieces of a decorated
+                # symbol): where the next token starts is not known from the reading.
+                section.at = None
 
     def run(self, word: list[int], section: _Section,
             where: tuple[int, int] | None = None) -> None:

@@ -45,7 +45,8 @@ _REPLACE: Json = {"type": "Replace", "pattern": {"String": "▁"}, "content": " 
 _STRIP: Json = {"type": "Strip", "content": " ", "start": 1, "stop": 0}
 _CHAIN: list[Json] = [_REPLACE, {"type": "ByteFallback"}, {"type": "Fuse"}, _STRIP]
 _METASPACE: Json = {"type": "Metaspace", "replacement": "▁", "prepend_scheme": "always",
-              "split": False}
+                    "split": False}
+_METASPACE_SPLIT: Json = {**_METASPACE, "split": True}
 _SPECIALS = [{"id": i, "content": c, "single_word": False, "lstrip": False, "rstrip": False,
               "normalized": False, "special": True}
              for i, c in enumerate(("<unk>", "<s>", "</s>"))]
@@ -82,6 +83,24 @@ def _document(decoder: Any, *, byte_fallback: bool = True, post: Any = None,
 
 def _chain(*steps: Json) -> Json:
     return {"type": "Sequence", "decoders": list(steps)}
+
+
+def _suffixed_byte_level_post() -> Json:
+    """End-of-word suffix ``</w>`` under byte_fallback (a symbol without its piece falls
+    back to the bytes of the character *and* of the suffix), Metaspace words, a right-
+    stripping added token, and the template followed by a trimming ByteLevel
+    post-processor."""
+    document = _document(_chain(*_CHAIN), pre=_METASPACE_SPLIT, post={
+        "type": "Sequence", "processors": [
+            _TEMPLATE, {"type": "ByteLevel", "add_prefix_space": True, "trim_offsets": True,
+                        "use_regex": True}]})
+    document["normalizer"] = None
+    document["model"]["end_of_word_suffix"] = "</w>"
+    document["model"]["vocab"] = {**_VOCAB, "▁</w>": 264, "▁b</w>": 265, "<|im_start|>": 266}
+    document["added_tokens"] = [*_SPECIALS, {
+        "id": 266, "content": "<|im_start|>", "single_word": False, "lstrip": False,
+        "rstrip": True, "normalized": False, "special": True}]
+    return document
 
 
 _DECODER_SHAPE = "strict-decoder-shape"
@@ -124,4 +143,9 @@ SHAPES: tuple[Shape, ...] = (
           Case(_document(_chain(_REPLACE, {"type": "ByteFallback"}, {"type": "Fuse"},
                                 {**_STRIP, "stop": 1})),
                id_runs=((259, 999),))),
+    Shape("byte-level-trimmed-offsets", "meets-decorated-byte-fallback",
+          "three span classes on one encoding: the template's special, the byte pieces of a "
+          "character and of the '</w>' suffix (decorated byte fallback), and the right-"
+          "stripped added token the ByteLevel post-processor trims",
+          Case(_suffixed_byte_level_post(), texts=("  \x7f<|im_start|> b",))),
 )
