@@ -50,9 +50,7 @@ class Match:
 def added_tokens_from_json(root: Node) -> list[AddedToken]:
     """``$.added_tokens``: absent means none; present it must be an array (upstream
     refuses ``null``: "invalid type: null, expected a sequence")."""
-    if "added_tokens" not in root.obj():
-        return []
-    node = Node(root.obj()["added_tokens"], root.child_path("added_tokens"))
+    node = Node(root.obj().get("added_tokens", []), root.child_path("added_tokens"))
     tokens: list[AddedToken] = []
     for entry in node.elements():
         entry.field("id").u32()  # required, then ignored: upstream re-assigns ids
