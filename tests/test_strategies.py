@@ -315,7 +315,7 @@ def test_constraints_narrow_a_dimension(case: Case) -> None:
 
 
 @QUIET
-@given(cases(byte_alphabet="partial"))
+@given(cases(byte_alphabet="partial", malformed="none"))
 def test_aliases_name_groups_of_options(case: Case) -> None:
     assert features(case) & {"bytes:missing-some", "bytes:sparse"}
 
@@ -323,7 +323,7 @@ def test_aliases_name_groups_of_options(case: Case) -> None:
 @QUIET
 @given(byte_level_cases(byte_level_pre_tokenizer=("byte-level", "byte-level-split",
                                                   "byte-level-real"),
-                        byte_level_decoder="byte-level"))
+                        byte_level_decoder="byte-level", malformed="none"))
 def test_byte_level_cases_are_a_coherent_family(case: Case) -> None:
     """A byte-level vocabulary (all 256 symbols of the reference's byte map, merges over
     them, no <0xXX> pieces, no byte fallback, no decoration), a ByteLevel pre-tokenizer step,

@@ -183,12 +183,14 @@ LLAMA_LIKE: dict[str, Any] = {
     "template_shape": "bos", "template_hazard": 0, "unk": "present", "byte_fallback": True,
     "fuse_unk": True,
     "prefix": "none", "suffix": "none", "dropout": "null", "ignore_merges": False,
+    "malformed": "none",
 }
 
 #: Metaspace pipelines: no normalizer, a Metaspace pre-tokenizer (every prepend_scheme x
 #: split), a Metaspace decoder matching it.
 METASPACE_LIKE: dict[str, Any] = {
     "normalizer": "none", "pre_tokenizer": "metaspace", "decoder": "metaspace",
+    "malformed": "none",
 }
 
 
