@@ -52,7 +52,7 @@ def load_tokenizer(source: Source, *, strict: bool = True) -> Tokenizer:
     decoder = decoder_from_json(root.field("decoder", required=False), strict=strict,
                                 byte_fallback=model.byte_fallback)
     added = AddedVocabulary(
-        added_tokens_from_json(root.field("added_tokens", required=False)),
+        added_tokens_from_json(root),
         model_token_to_id=model.token_to_id,
         model_vocab_size=model.vocab_size(),
         normalize=lambda content: normalize_str(normalizer, content),

@@ -34,4 +34,5 @@ def test_the_report_counts_the_labels_of_the_explored_cases(monkeypatch: Any) ->
     features = build_report(result).coverage.features
     assert features == dict(sorted(result.tally.features.items()))
     assert features["dropout:null"] + features.get("dropout:zero", 0) + features.get(
-        "dropout:one", 0) + features.get("dropout:other", 0) == 8
+        "dropout:one", 0) + features.get("dropout:other", 0) + features.get(
+        "malformed", 0) == 8  # a malformed document is labelled by its malformation only

@@ -142,6 +142,18 @@ def test_unknown_ids_are_refused_at_the_first() -> None:
     assert Specification(case).check(wrong)
 
 
+def test_an_added_token_with_empty_content_names_no_id() -> None:
+    """Upstream skips an ``added_tokens`` entry whose content is empty (it takes no id), so
+    its JSON id names no token: the strict reference refuses to decode it."""
+    empty = {"id": 262, "content": "", "single_word": False, "lstrip": False,
+             "rstrip": False, "normalized": False, "special": False}
+    doc = document()
+    doc["added_tokens"] = [*doc["added_tokens"], empty]
+    obs = Observation("strict", "decode", (259, 262), (("skip_special_tokens", True),),
+                      Refused("decode-unknown-id", "", "ids[1]"), Decoded("a"))
+    assert not Specification(Case(doc)).check(obs)
+
+
 def test_the_template_layout() -> None:
     template = {"type": "TemplateProcessing",
                 "single": [{"SpecialToken": {"id": "<s>", "type_id": 0}},

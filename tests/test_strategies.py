@@ -17,6 +17,7 @@ import pytest
 from hypothesis import HealthCheck, Phase, find, given, settings
 from hypothesis import strategies as st
 
+from harness.documents import metaspace_document
 from harness.strategies import (
     DEFAULT_PROFILE,
     Case,
@@ -29,6 +30,7 @@ from harness.strategies import (
     metaspace_cases,
 )
 from harness.strategies import profile as shares_table
+from harness.strategies.malformed import MALFORMATIONS, malformation_of
 from harness.strategies.measure import draw_cases
 from harness.strategies.split_family import QUANTIFIERS, REAL_PATTERNS, alternatives, quantifiers
 from harness.strategies.texts import added_ids
@@ -75,6 +77,8 @@ def check_case(case: Case) -> None:
     assert json.loads(case.document_json()) == document
     assert Case.from_json(case.to_json()) == case
     assert Case.from_json(json.dumps(case.to_json())) == case
+    if malformation_of(document) is not None:
+        return  # broken on purpose in one field: both sides refuse it at load
 
     model = document["model"]
     vocab: dict[str, int] = model["vocab"]
@@ -88,6 +92,8 @@ def check_case(case: Case) -> None:
     upstream_ids = added_ids(document)
     owners = {i: s for s, i in vocab.items()}
     for entry in document["added_tokens"]:
+        if not entry["content"]:
+            continue  # the empty-content oddity: upstream skips it, it takes no id
         assert entry["id"] == upstream_ids[entry["content"]]
         assert owners.setdefault(entry["id"], entry["content"]) == entry["content"]
 
@@ -200,6 +206,7 @@ HAZARD_CEILINGS: dict[str, float] = {
     "normalizer:regex-hazard": 2, "template:hazard": 4, "decoder:strip-hazard": 8,
     "merges:hazard:part-missing": 4, "merges:hazard:result-missing": 4,
     "merges:hazard:result-longer-than-vocab": 4, "merges:hazard:prefix-underflow": 3,
+    "malformed": 8,
 }
 
 
@@ -262,6 +269,10 @@ RARE_SHAPES: list[tuple[dict[str, Any], str]] = [
        f"unicode:Strip:left={left}:right={right}")
       for left in (False, True) for right in (False, True)),
     ({"normalizer": "replace-regex"}, "normalizer:regex-hazard"),
+    # every malformation; the odd added-token entries
+    *(({"malformed": "malformed"}, f"malformed:{name}") for name in MALFORMATIONS),
+    ({"added_oddity": "empty-content"}, "added:empty-content"),
+    ({"added_oddity": "duplicate-content", "added_tokens": "llama"}, "added:duplicate-content"),
 ]
 GENERATE_ONLY = settings(max_examples=500, database=None, deadline=None, derandomize=True,
                          phases=[Phase.generate], suppress_health_check=list(HealthCheck))
@@ -304,7 +315,7 @@ def test_constraints_narrow_a_dimension(case: Case) -> None:
 
 
 @QUIET
-@given(cases(byte_alphabet="partial"))
+@given(cases(byte_alphabet="partial", malformed="none"))
 def test_aliases_name_groups_of_options(case: Case) -> None:
     assert features(case) & {"bytes:missing-some", "bytes:sparse"}
 
@@ -312,7 +323,7 @@ def test_aliases_name_groups_of_options(case: Case) -> None:
 @QUIET
 @given(byte_level_cases(byte_level_pre_tokenizer=("byte-level", "byte-level-split",
                                                   "byte-level-real"),
-                        byte_level_decoder="byte-level"))
+                        byte_level_decoder="byte-level", malformed="none"))
 def test_byte_level_cases_are_a_coherent_family(case: Case) -> None:
     """A byte-level vocabulary (all 256 symbols of the reference's byte map, merges over
     them, no <0xXX> pieces, no byte fallback, no decoration), a ByteLevel pre-tokenizer step,
@@ -424,6 +435,9 @@ def test_upstream_loads_every_document_or_fails_on_a_declared_hazard(case: Case)
             assert outcome.tokenizer.token_to_id(entry["content"]) == entry["id"]
         return
     labels = features(case)
+    if "malformed" in labels:
+        assert _reference_refuses(case), case  # both sides refuse: they agree
+        return
     if "template:hazard" in labels and "PostProcessorWrapper" in outcome.message:
         return  # a template upstream's deserializer refuses: a declared hazard
     if "normalizer:regex-hazard" in labels and "Oniguruma error" in outcome.message:
@@ -471,6 +485,32 @@ def test_upstream_loads_every_document_without_hazards(case: Case) -> None:
     outcome = upstream.load(case.document_json())
     assert isinstance(outcome, upstream.Handle) or _normalized_added_tokens_collide(
         case, outcome.message), outcome
+
+
+def _reference_refuses(case: Case) -> bool:
+    from implementation import LoadError, load_tokenizer
+
+    try:
+        load_tokenizer(case.document_json(), strict=False)
+    except LoadError:
+        return True
+    return False
+
+
+@pytest.mark.upstream
+@pytest.mark.parametrize("name", sorted(MALFORMATIONS))
+def test_both_sides_refuse_every_malformation(name: str) -> None:
+    """Each malformation, applied to a well-formed document, is refused by upstream's
+    deserializer and by the reference in both modes."""
+    tokenizers = pytest.importorskip("tokenizers")
+    from implementation import LoadError, load_tokenizer
+
+    broken = json.dumps(MALFORMATIONS[name].apply(metaspace_document()))
+    with pytest.raises(Exception):  # noqa: B017 - serde's messages vary by field
+        tokenizers.Tokenizer.from_str(broken)
+    for strict in (True, False):
+        with pytest.raises(LoadError):
+            load_tokenizer(broken, strict=strict)
 
 
 def _normalized_added_tokens_collide(case: Case, message: str) -> bool:

@@ -134,12 +134,14 @@ def decoder_shape_path(decoder: Any) -> str | None:
 
 # -- decode ---------------------------------------------------------------------------------
 def known_ids(document: dict[str, Any]) -> set[int]:
-    """Every id that names a token: the vocabulary's and the added tokens'."""
+    """Every id that names a token: the vocabulary's and the added tokens' (an entry with an
+    empty content names none: upstream and the reference skip it)."""
     model = document.get("model")
     vocab = model.get("vocab") if isinstance(model, dict) else None
     ids = {v for v in vocab.values() if isinstance(v, int)} if isinstance(vocab, dict) else set()
     for entry in document.get("added_tokens") or ():
-        if isinstance(entry, dict) and isinstance(entry.get("id"), int):
+        if isinstance(entry, dict) and isinstance(entry.get("id"), int) and entry.get(
+                "content") != "":
             ids.add(entry["id"])
     return ids
 

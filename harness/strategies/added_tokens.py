@@ -16,7 +16,13 @@ from hypothesis import strategies as st
 
 from harness.strategies import profile as shares
 from harness.strategies._weights import chance, weighted
-from harness.strategies.profile import DEFAULT_PROFILE, AddedTokensKind, Profile, UnkKind
+from harness.strategies.profile import (
+    DEFAULT_PROFILE,
+    AddedOddity,
+    AddedTokensKind,
+    Profile,
+    UnkKind,
+)
 
 LLAMA_SPECIALS: Final = ("<unk>", "<s>", "</s>")
 #: Specials beyond Llama's, as chat and BERT-style vocabularies have them.
@@ -118,6 +124,32 @@ def vocabulary_piece_specs(draw: st.DrawFn, vocab: Mapping[str, int],
                   single_word=draw(chance(shares.ADDED_FLAG)))
         for p in chosen
     ]
+
+
+@st.composite
+def with_oddity(draw: st.DrawFn, entries: list[dict[str, Any]], vocab: Mapping[str, int],
+                oddity: AddedOddity) -> list[dict[str, Any]]:
+    """``entries`` with one more entry of the kind ``oddity`` names, at a drawn position.
+
+    An empty content is skipped upstream (it takes no id; its JSON id is the next free one
+    anyway, which upstream ignores); a repeated content keeps the first entry's id, and
+    the last entry's flags are the token's.
+    """
+    if oddity == "none" or (oddity == "duplicate-content" and not entries):
+        return entries
+    flags = {flag: draw(chance(shares.ADDED_FLAG)) for flag in ("lstrip", "rstrip",
+                                                                   "single_word")}
+    special, normalized = draw(st.booleans()), draw(st.booleans())
+    if oddity == "empty-content":
+        spec = AddedSpec("", special=special, normalized=normalized, **flags)
+        token_id = len(vocab) + len({e["content"] for e in entries} - set(vocab))
+    else:
+        original = draw(st.sampled_from(entries))
+        spec = AddedSpec(original["content"], special=not original["special"],
+                         normalized=normalized, **flags)
+        token_id = original["id"]
+    position = draw(st.integers(0, len(entries)))
+    return [*entries[:position], spec.to_json(token_id), *entries[position:]]
 
 
 def assign_ids(specs: Sequence[AddedSpec], vocab: Mapping[str, int]) -> list[dict[str, Any]]:

@@ -19,11 +19,13 @@ from harness.strategies.added_tokens import (
     added_token_plans,
     assign_ids,
     vocabulary_piece_specs,
+    with_oddity,
 )
 from harness.strategies.alphabet import METASPACE, alphabets
 from harness.strategies.byte_vocabulary import byte_level_models
 from harness.strategies.components import normalizers, post_processors, pre_tokenizers
 from harness.strategies.decoders import decoders
+from harness.strategies.malformed import MALFORMATIONS
 from harness.strategies.profile import DEFAULT_PROFILE, Profile, UnkKind
 from harness.strategies.texts import id_runs_for, inventory, pairs_for, texts_for
 from harness.strategies.vocabulary import bpe_models
@@ -58,7 +60,7 @@ def documents(draw: st.DrawFn, profile: Profile = DEFAULT_PROFILE) -> dict[str, 
     model = draw(bpe_models(profile, alphabet=alphabet, reserved=plan.reserved,
                             unk_token=unk_token, unk=unk,
                             free_ids=sum(not s.in_model_vocab for s in plan.specs)))
-    added_tokens = draw(_added_tokens(plan, model))
+    added_tokens = draw(_added_tokens(plan, model, profile))
     pre_tokenizer = draw(pre_tokenizers(pre_tokenizer_kind, profile, alphabet))
     post_processor = draw(post_processors(draw(weighted(profile.post_processor)),
                                           _specials(added_tokens), profile))
@@ -84,7 +86,7 @@ def byte_level_documents(draw: st.DrawFn, profile: Profile = DEFAULT_PROFILE
     model = draw(byte_level_models(profile, alphabet=alphabet, reserved=plan.reserved,
                                    unk_token=unk_token, unk=unk,
                                    free_ids=sum(not s.in_model_vocab for s in plan.specs)))
-    added_tokens = draw(_added_tokens(plan, model))
+    added_tokens = draw(_added_tokens(plan, model, profile))
     pre_tokenizer = draw(pre_tokenizers(pre_tokenizer_kind, profile, alphabet))
     post_processor = draw(post_processors(draw(weighted(profile.byte_level_post_processor)),
                                           _specials(added_tokens), profile))
@@ -99,12 +101,13 @@ def byte_level_documents(draw: st.DrawFn, profile: Profile = DEFAULT_PROFILE
 
 
 @st.composite
-def _added_tokens(draw: st.DrawFn, plan: AddedPlan, model: dict[str, Any]
-                  ) -> list[dict[str, Any]]:
+def _added_tokens(draw: st.DrawFn, plan: AddedPlan, model: dict[str, Any],
+                  profile: Profile = DEFAULT_PROFILE) -> list[dict[str, Any]]:
     vocab = model["vocab"]
     specs = [*plan.specs, *draw(vocabulary_piece_specs(
         vocab, exclude=frozenset(s.content for s in plan.specs)))]
-    return assign_ids(specs, vocab)
+    return draw(with_oddity(assign_ids(specs, vocab), vocab,
+                            draw(weighted(profile.added_oddity))))
 
 
 def _specials(added_tokens: list[dict[str, Any]]) -> dict[str, int]:
@@ -129,7 +132,8 @@ def _document(added_tokens: list[dict[str, Any]], normalizer: dict[str, Any] | N
 
 @st.composite
 def cases_from(draw: st.DrawFn, profile: Profile = DEFAULT_PROFILE) -> Case:
-    """Cases under an explicit ``Profile``."""
+    """Cases under an explicit ``Profile``; a malformed document (``profile.MALFORMED``)
+    is broken after its inputs are drawn from it whole."""
     document = draw(documents(profile))
     if profile.duplicate_id_hazard and draw(chance(profile.duplicate_id_hazard)):
         document = _with_duplicate_id(document)
@@ -141,6 +145,8 @@ def cases_from(draw: st.DrawFn, profile: Profile = DEFAULT_PROFILE) -> Case:
         pairs = draw(st.lists(pairs_for(offer), min_size=1, max_size=2))
     id_runs = draw(st.lists(id_runs_for(offer), min_size=shares.ID_RUNS_MIN,
                             max_size=shares.ID_RUNS_MAX))
+    if draw(weighted(profile.malformed)) == "malformed":
+        document = MALFORMATIONS[draw(st.sampled_from(sorted(MALFORMATIONS)))].apply(document)
     return Case(document=document, texts=tuple(texts), id_runs=tuple(id_runs),
                 pairs=tuple(pairs))
 
@@ -177,12 +183,14 @@ LLAMA_LIKE: dict[str, Any] = {
     "template_shape": "bos", "template_hazard": 0, "unk": "present", "byte_fallback": True,
     "fuse_unk": True,
     "prefix": "none", "suffix": "none", "dropout": "null", "ignore_merges": False,
+    "malformed": "none",
 }
 
 #: Metaspace pipelines: no normalizer, a Metaspace pre-tokenizer (every prepend_scheme x
 #: split), a Metaspace decoder matching it.
 METASPACE_LIKE: dict[str, Any] = {
     "normalizer": "none", "pre_tokenizer": "metaspace", "decoder": "metaspace",
+    "malformed": "none",
 }
 
 

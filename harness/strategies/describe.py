@@ -20,6 +20,7 @@ from harness.strategies.components import (
     real_byte_level_pipeline,
 )
 from harness.strategies.decoders import byte_fallback
+from harness.strategies.malformed import malformation_of
 from harness.strategies.split_family import REAL_PATTERNS, REAL_SEQUENCES
 from harness.strategies.texts import STRESS, added_ids, inventory
 from harness.strategies.vocabulary import (
@@ -284,6 +285,8 @@ def _added_labels(document: Mapping[str, Any]) -> set[str]:
     vocab = document["model"].get("vocab") or {}
     contents = {e["content"] for e in entries}
     labels: set[str] = set() if entries else {"added:none"}
+    labels |= _added_oddity_labels(entries)
+    entries = [e for e in entries if e["content"]]  # an empty content: skipped upstream
     if {"<unk>", "<s>", "</s>"} <= contents:
         labels.add("added:llama")
     for e in entries:
@@ -300,6 +303,15 @@ def _added_labels(document: Mapping[str, Any]) -> set[str]:
     ids = added_ids(document)
     if any(e["id"] != ids[e["content"]] for e in entries):
         labels.add("added:id-mismatch")  # never expected from our generator
+    return labels
+
+
+def _added_oddity_labels(entries: list[dict[str, Any]]) -> set[str]:
+    """An entry with an empty content; a content listed twice (``profile.ADDED_ODDITY``)."""
+    contents = [e["content"] for e in entries]
+    labels = {"added:empty-content"} if "" in contents else set()
+    if len(set(contents)) < len(contents):
+        labels.add("added:duplicate-content")
     return labels
 
 
@@ -354,8 +366,12 @@ def _input_labels(case: Case) -> set[str]:
 
 
 def features(case: Case) -> frozenset[str]:
-    """Every label that applies to ``case``."""
+    """Every label that applies to ``case``; a malformed document (which both sides
+    refuse at load) only its malformation's."""
     document = case.document
+    broken = malformation_of(document)
+    if broken is not None:
+        return frozenset({"malformed", f"malformed:{broken}"})
     model = document["model"]
     vocab: Mapping[str, int] = model.get("vocab") or {}
     labels: set[str] = set()

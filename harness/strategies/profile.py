@@ -49,6 +49,10 @@ SplitFamilyKind = Literal["digits", "punctuation", "whitespace", "whitespace-spl
 Mutation = Literal["drop-alternative", "change-quantifier"]
 DecoderKind = Literal["none", "byte-fallback", "llama", "metaspace", "perturbed", "byte-level"]
 AddedTokensKind = Literal["none", "llama", "llama+extras", "extras"]
+#: One more ``added_tokens`` entry upstream loads and handles apart (see ``ADDED_ODDITY``).
+AddedOddity = Literal["none", "empty-content", "duplicate-content"]
+#: Whether a document is broken in one field (``malformed.MALFORMATIONS``).
+MalformedKind = Literal["none", "malformed"]
 PostProcessorKind = Literal["none", "template", "byte-level", "sequence"]
 #: ``(add_prefix_space, trim_offsets, use_regex)`` of a ByteLevel component.
 ByteLevelFlags = tuple[bool, bool, bool]
@@ -240,6 +244,15 @@ LLAMA_SPECIALS_NORMALIZED: Final = 80
 #: ``normalized`` flag flipped from its default (``not special``).
 ADDED_FLAG: Final = 150
 ADDED_NORMALIZED_FLIPPED: Final = 300
+#: Per thousand: one more added token upstream handles apart: an empty content (skipped:
+#: it takes no id) or the content of an entry already listed, with other flags (one id;
+#: the last entry's flags win).
+ADDED_ODDITY: Final[Mapping[AddedOddity, int]] = {
+    "none": 970, "empty-content": 15, "duplicate-content": 15,
+}
+#: Per thousand: the document broken in one field (``malformed.MALFORMATIONS``, drawn
+#: alike): both sides refuse it at load; only the load is compared.
+MALFORMED: Final[Mapping[MalformedKind, int]] = {"none": 960, "malformed": 40}
 #: "byte-level": a ByteLevel post-processor; "sequence": ``Sequence[ByteLevel, Template]``
 #: (Llama 3's), in either order (``POST_SEQUENCE_TEMPLATE_FIRST``).
 POST_PROCESSOR: Final[Mapping[PostProcessorKind, int]] = {
@@ -384,6 +397,10 @@ class Profile:
     duplicate_id_hazard: int = DUPLICATE_ID_HAZARD
     added_tokens: Mapping[AddedTokensKind, int] = dataclasses.field(
         default_factory=lambda: dict(ADDED_TOKENS))
+    added_oddity: Mapping[AddedOddity, int] = dataclasses.field(
+        default_factory=lambda: dict(ADDED_ODDITY))
+    malformed: Mapping[MalformedKind, int] = dataclasses.field(
+        default_factory=lambda: dict(MALFORMED))
     post_processor: Mapping[PostProcessorKind, int] = dataclasses.field(
         default_factory=lambda: dict(POST_PROCESSOR))
     template_shape: Mapping[str, int] = dataclasses.field(
@@ -410,8 +427,9 @@ class Profile:
         Each keyword names a field; its value is one option, an alias from ``ALIASES``, or an
         iterable of them.  ``byte_fallback=True/False`` narrows both byte_fallback tables;
         ``hazards=False`` removes every deliberate upstream refusal or panic (merge hazards,
-        Strip windows, broken templates, regexes Oniguruma refuses); ``strip_hazard``,
-        ``pairs``, ``template_hazard`` and ``regex_hazard`` take a per-thousand number.
+        Strip windows, broken templates, regexes Oniguruma refuses, malformed documents);
+        ``strip_hazard``, ``pairs``, ``template_hazard`` and ``regex_hazard`` take a
+        per-thousand number.
         Narrowing a dimension only one family draws (``CLASSIC_ONLY``, ``BYTE_LEVEL_ONLY``)
         narrows the family to that one too, unless ``family`` is given.
         """
@@ -431,6 +449,7 @@ class Profile:
                     updates["duplicate_id_hazard"] = 0
                     updates["template_hazard"] = 0
                     updates["regex_hazard"] = 0
+                    updates["malformed"] = {"none": 1}
             elif name in ("strip_hazard", "pairs", "template_hazard", "regex_hazard"):
                 updates[name] = int(value)
             elif name in {f.name for f in dataclasses.fields(self)}:
