@@ -45,7 +45,7 @@ class Pattern:
     compiled: Any = None
 
     def __post_init__(self) -> None:
-        if self.literal == "":
+        if self.literal == "":  # pragma: no cover - misuse guard: loaders use of_literal
             raise ValueError("an empty literal matches everywhere: use Pattern.of_literal")
 
     @classmethod
@@ -224,7 +224,7 @@ def split_family_from_json(node: Node) -> SplitPreTokenizer:
     ``unsupported-component`` under a ``regex`` module other than the one the character
     classes were measured with: its Unicode tables would decide, unmeasured."""
     kind = node.type_tag()
-    if regex.__version__ != REGEX_MODULE_VERSION:
+    if regex.__version__ != REGEX_MODULE_VERSION:  # pragma: no cover - the pinned module runs
         node.fail("unsupported-component", f"{kind} needs the regex module "
                   f"{REGEX_MODULE_VERSION} its character classes were measured with; this is "
                   f"{excerpt(regex.__version__)} (docs/decisions/0023)", "type")
@@ -238,8 +238,8 @@ def split_family_from_json(node: Node) -> SplitPreTokenizer:
         return whitespace()
     if kind == "WhitespaceSplit":
         return whitespace_split()
-    node.fail("invalid-value", f"{excerpt(kind)} is not one of {', '.join(SPLIT_FAMILY)}",
-              "type")
+    node.fail(  # pragma: no cover - pre_tokenizers dispatches only SPLIT_FAMILY types here
+        "invalid-value", f"{excerpt(kind)} is not one of {', '.join(SPLIT_FAMILY)}", "type")
 
 
 def split_from_json(node: Node) -> SplitPreTokenizer:

@@ -312,6 +312,14 @@ def test_upstream_folds_ss_to_sharp_s_which_is_why_it_is_refused() -> None:
     assert [w for w, _ in pre.pre_tokenize_str("ß ss")] == ["ß", "ss"]
 
 
+@pytest.mark.parametrize("source", ["a\\", "[a\\"])
+def test_a_trailing_backslash_is_refused_as_one(source: str) -> None:
+    """A backslash ending the pattern has the empty string as its letter, which is ``in``
+    every string: it was once read as a property escape without braces."""
+    with pytest.raises(UnsupportedRegexError, match="trailing backslash"):
+        oniguruma.parse(source)
+
+
 def test_quantified_interval_is_a_repeat_of_a_repeat_in_ruby_syntax() -> None:
     """``\\p{N}{1,3}+`` is ``(?:\\p{N}{1,3})+`` upstream, not possessive."""
     words_agree(regex_split(r"\p{N}{1,3}+"), ["1234567 12"])

@@ -30,9 +30,17 @@ from harness.strategies import (
     metaspace_cases,
 )
 from harness.strategies import profile as shares_table
+from harness.strategies import regex_probes as probes
+from harness.strategies.components import REGEX_REFUSED
 from harness.strategies.malformed import MALFORMATIONS, malformation_of
 from harness.strategies.measure import draw_cases
-from harness.strategies.split_family import QUANTIFIERS, REAL_PATTERNS, alternatives, quantifiers
+from harness.strategies.split_family import (
+    QUANTIFIERS,
+    REAL_PATTERNS,
+    alternatives,
+    quantifiers,
+    regex_split,
+)
 from harness.strategies.texts import added_ids
 from harness.strategies.vocabulary import (
     UnsafeMergeError,
@@ -157,12 +165,15 @@ REQUIRED_SHARES: dict[str, float] = {
     # (prepend moved from 3 to 2: the classic family, which alone draws it, is 78% of the
     # cases now, so its nominal share fell from 10% to 7.8%, and Hypothesis' clusters left
     # it at 2.6% in the sample)
+    # (replace-regex and never:split=False moved from 1 to 0.5: the regex probes' draws
+    # reshuffled Hypothesis' clusters and left both at 0.6% of the sample, nominal ~4% and
+    # ~2.3%)
     "normalizer:none": 12, "normalizer:llama": 10, "normalizer:prepend": 2,
-    "normalizer:replace-string": 3, "normalizer:replace-regex": 1, "normalizer:sequence": 3,
+    "normalizer:replace-string": 3, "normalizer:replace-regex": 0.5, "normalizer:sequence": 3,
     "pre_tokenizer:none": 20, "pre_tokenizer:metaspace": 12, "pre_tokenizer:sequence": 3,
     "metaspace:always:split=True": 3, "metaspace:always:split=False": 1,
     "metaspace:first:split=True": 3, "metaspace:first:split=False": 1,
-    "metaspace:never:split=True": 1, "metaspace:never:split=False": 1,
+    "metaspace:never:split=True": 1, "metaspace:never:split=False": 0.5,
     "added:none": 10, "added:llama": 20, "added:special-extra": 8, "added:plain": 8,
     "added:outside-model": 6, "added:lstrip": 2, "added:rstrip": 2, "added:single_word": 2,
     "added:normalized": 8,
@@ -207,6 +218,7 @@ HAZARD_CEILINGS: dict[str, float] = {
     "merges:hazard:part-missing": 4, "merges:hazard:result-missing": 4,
     "merges:hazard:result-longer-than-vocab": 4, "merges:hazard:prefix-underflow": 3,
     "malformed": 8,
+    "split:pattern:broken": 2, "split:malformed": 2,
 }
 
 
@@ -273,6 +285,12 @@ RARE_SHAPES: list[tuple[dict[str, Any], str]] = [
     *(({"malformed": "malformed"}, f"malformed:{name}") for name in MALFORMATIONS),
     ({"added_oddity": "empty-content"}, "added:empty-content"),
     ({"added_oddity": "duplicate-content", "added_tokens": "llama"}, "added:duplicate-content"),
+    # regex syntax probes (harness/strategies/regex_probes.py) and malformed Splits
+    ({"pre_tokenizer": "split", "split_pattern": "probe"}, "split:pattern:probe"),
+    ({"pre_tokenizer": "split", "split_pattern": "broken"}, "split:pattern:broken"),
+    ({"pre_tokenizer": "split", "split_pattern": "malformed"}, "split:malformed"),
+    ({"pre_tokenizer": "split", "split_pattern": "mutated"}, "split:mutation:add-alternative"),
+    ({"normalizer": "replace-regex", "replace_regex": "probe"}, "normalizer:regex-probe"),
 ]
 GENERATE_ONLY = settings(max_examples=500, database=None, deadline=None, derandomize=True,
                          phases=[Phase.generate], suppress_health_check=list(HealthCheck))
@@ -371,6 +389,59 @@ def test_real_patterns_are_taken_apart_at_their_top_level(name: str) -> None:
     assert REAL_PATTERNS.keys() == shares_table.REAL_PATTERN.keys()
 
 
+def _loads(document: dict[str, Any]) -> tuple[bool, str | None]:
+    """(upstream loads ``document``, the rule the strict reference refuses it by or None)."""
+    from harness.subjects import upstream
+    from implementation import LoadError, load_tokenizer
+
+    text = json.dumps(document)
+    theirs = isinstance(upstream.load(text), upstream.Handle)
+    try:
+        load_tokenizer(text, strict=True)
+    except LoadError as error:
+        return theirs, error.rule
+    return theirs, None
+
+
+def _with_pre_tokenizer(pre: dict[str, Any]) -> dict[str, Any]:
+    return {"version": "1.0", "truncation": None, "padding": None, "added_tokens": [],
+            "normalizer": None, "pre_tokenizer": pre, "post_processor": None, "decoder": None,
+            "model": {"type": "BPE", "vocab": {"a": 0, "b": 1}, "merges": [],
+                      "dropout": None, "unk_token": None, "fuse_unk": False,
+                      "byte_fallback": False, "ignore_merges": False,
+                      "continuing_subword_prefix": None, "end_of_word_suffix": None}}
+
+
+def _with_replace(source: str) -> dict[str, Any]:
+    return {**_with_pre_tokenizer({"type": "Whitespace"}), "pre_tokenizer": None,
+            "normalizer": {"type": "Replace", "pattern": {"Regex": source}, "content": "x"}}
+
+
+@pytest.mark.upstream
+def test_regex_probes_are_declared_with_both_sides_verdicts() -> None:
+    """Each table of ``regex_probes`` is what it says, measured on both sides: read probes
+    load on both; probes load upstream and the reference refuses them by a regex rule;
+    broken probes and malformed Splits are refused by upstream (and by the reference)."""
+    pytest.importorskip("tokenizers")
+    regex_rules = {"unsupported-component", "regex-backtracking"}
+    read = "|".join(probes.ONIGURUMA_READ)
+    assert _loads(_with_pre_tokenizer(regex_split(read))) == (True, None)
+    assert _loads(_with_replace(probes.REPLACE_READ)) == (True, None)
+    for source in probes.ONIGURUMA_PROBES:
+        theirs, ours = _loads(_with_pre_tokenizer(regex_split(source)))
+        assert theirs and ours in regex_rules, source
+    for source in probes.REPLACE_PROBES:
+        theirs, ours = _loads(_with_replace(source))
+        assert theirs and ours in regex_rules, source
+    for source in probes.ONIGURUMA_BROKEN:
+        assert _loads(_with_pre_tokenizer(regex_split(source))) == (False, "unsupported-component")
+    for source in REGEX_REFUSED:
+        assert _loads(_with_replace(source)) == (False, "unsupported-component"), source
+    for name, split_object in probes.SPLIT_MALFORMED:
+        theirs, ours = _loads(_with_pre_tokenizer(split_object))
+        assert not theirs and ours in ("invalid-value", "invalid-type"), name
+
+
 @pytest.mark.upstream
 @pytest.mark.parametrize("name", sorted(REAL_PATTERNS))
 def test_upstream_compiles_every_mutation_of_a_real_pattern(name: str) -> None:
@@ -442,6 +513,10 @@ def test_upstream_loads_every_document_or_fails_on_a_declared_hazard(case: Case)
         return  # a template upstream's deserializer refuses: a declared hazard
     if "normalizer:regex-hazard" in labels and "Oniguruma error" in outcome.message:
         return  # a Replace regex Oniguruma refuses: a declared hazard
+    if "split:pattern:broken" in labels and "Oniguruma error" in outcome.message:
+        return  # a Split regex Oniguruma refuses: a declared hazard
+    if "split:malformed" in labels:
+        return  # a Split-family object upstream's deserializer refuses: a declared hazard
     if _normalized_added_tokens_collide(case, outcome.message):
         return
     assert any(label.startswith("merges:hazard") for label in labels), outcome

@@ -19,7 +19,9 @@ from harness.strategies.profile import (
     PostProcessorKind,
     PreTokenizerKind,
     Profile,
+    ReplaceRegexKind,
 )
+from harness.strategies.regex_probes import REPLACE_PROBES, REPLACE_READ
 from harness.strategies.split_family import (
     GPT4O_PATTERN,
     LLAMA3_PATTERN,
@@ -62,8 +64,12 @@ REGEX_REACH: Final = (
     "[\\w&&[^a]]", "\\0", "(?<n>a)", "\\x{263a}", "[\\s\\S]", "a{3,2}",
 )
 #: Patterns Oniguruma itself refuses (upstream's load fails as the reference's does): a
-#: deliberate hazard, drawn at ``Profile.regex_hazard`` per thousand Replace regexes.
-REGEX_REFUSED: Final = ("(a", "a)", "[a", "\\1")
+#: deliberate hazard, drawn at ``Profile.regex_hazard`` per thousand listed Replace regexes
+#: and among the probes. After the first four, one per refusal of the Replace reader: a
+#: quantifier without a target, repeat counts above 100000 (by value, by digits), a trailing
+#: backslash, an empty range, an unterminated range.
+REGEX_REFUSED: Final = ("(a", "a)", "[a", "\\1", "*a", "a{100001}", "a{1000000}", "a\\",
+                        "[z-a]", "[a-")
 #: Replacement contents: the metaspace, deletion, a letter, two metaspaces, a multi-byte.
 REPLACE_CONTENTS: Final = (METASPACE, "", "X", METASPACE * 2, "é")
 
@@ -75,15 +81,27 @@ def replace_strings(alphabet: Sequence[str]) -> st.SearchStrategy[JSON]:
     return st.builds(replace, st.sampled_from(patterns), st.sampled_from(REPLACE_CONTENTS))
 
 
-def replace_regexes(hazard: int = shares.REGEX_HAZARD) -> st.SearchStrategy[JSON]:
+def replace_regexes(hazard: int = shares.REGEX_HAZARD,
+                    kinds: Mapping[ReplaceRegexKind, int] = shares.REPLACE_REGEX
+                    ) -> st.SearchStrategy[JSON]:
     """Replace with a regex: one of ``REGEX_PATTERNS`` or ``REGEX_REACH``, or with
-    ``hazard`` per thousand one of ``REGEX_REFUSED``."""
-    loaded = st.sampled_from(REGEX_PATTERNS) | st.sampled_from(REGEX_REACH)
-    refused = st.sampled_from(REGEX_REFUSED)
-    patterns = chance(hazard).flatmap(lambda bad: refused if bad else loaded) if hazard else (
-        loaded)
+    ``hazard`` per thousand one of ``REGEX_REFUSED``; or (the "probe" share of ``kinds``) a
+    syntax probe: ``REPLACE_READ``, one of ``REPLACE_PROBES``, or (with a hazard) one of
+    ``REGEX_REFUSED``."""
+    patterns = weighted(kinds).flatmap(lambda kind: replace_regex_sources(kind, hazard))
     return st.builds(lambda p, c: replace(p, c, regex=True), patterns,
                      st.sampled_from(REPLACE_CONTENTS))
+
+
+def replace_regex_sources(kind: ReplaceRegexKind, hazard: int) -> st.SearchStrategy[str]:
+    """The source of a Replace regex of one kind (see ``replace_regexes``)."""
+    refused = st.sampled_from(REGEX_REFUSED)
+    if kind == "probe":
+        probes = [st.just(REPLACE_READ), st.sampled_from(REPLACE_PROBES)]
+        return st.one_of(*probes, refused) if hazard else st.one_of(*probes)
+    loaded = st.sampled_from(REGEX_PATTERNS) | st.sampled_from(REGEX_REACH)
+    return chance(hazard).flatmap(lambda bad: refused if bad else loaded) if hazard else (
+        loaded)
 
 
 def unicode_normalizer(kind: str, strip_left: bool = True, strip_right: bool = True) -> JSON:
@@ -114,11 +132,11 @@ def normalizers(kind: NormalizerKind, alphabet: Sequence[str] = ("a",),
     if kind == "replace-string":
         return replace_strings(alphabet)
     if kind == "replace-regex":
-        return replace_regexes(profile.regex_hazard)
+        return replace_regexes(profile.regex_hazard, profile.replace_regex)
     if kind == "unicode":
         return unicode_normalizers(profile)
     classic = [st.just(prepend()), replace_strings(alphabet),
-               replace_regexes(profile.regex_hazard)]
+               replace_regexes(profile.regex_hazard, profile.replace_regex)]
     if kind == "unicode-sequence":
         return unicode_sequences(classic, profile)
     steps = st.lists(st.one_of(*classic, st.just(llama_normalizer())), min_size=1, max_size=3)

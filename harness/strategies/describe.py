@@ -6,6 +6,7 @@ reports for coverage.  Labels are ``dimension:option`` strings.
 
 from __future__ import annotations
 
+import json
 import unicodedata
 from collections.abc import Mapping
 from typing import Any
@@ -21,7 +22,15 @@ from harness.strategies.components import (
 )
 from harness.strategies.decoders import byte_fallback
 from harness.strategies.malformed import malformation_of
-from harness.strategies.split_family import REAL_PATTERNS, REAL_SEQUENCES
+from harness.strategies.regex_probes import (
+    ONIGURUMA_BROKEN,
+    ONIGURUMA_PROBES,
+    ONIGURUMA_READ,
+    REPLACE_PROBES,
+    REPLACE_READ,
+    SPLIT_MALFORMED,
+)
+from harness.strategies.split_family import REAL_PATTERNS, REAL_SEQUENCES, alternatives
 from harness.strategies.texts import STRESS, added_ids, inventory
 from harness.strategies.vocabulary import (
     UnsafeMergeError,
@@ -33,6 +42,8 @@ from harness.strategies.vocabulary import (
 
 UNICODE_NORMALIZERS = ("NFC", "NFD", "NFKC", "NFKD", "Lowercase", "Strip")
 REAL_PATTERN_NAMES = {source: name for name, source in REAL_PATTERNS.items()}
+#: Split-family objects upstream's deserializer refuses, by their JSON.
+MALFORMED_NAMES = {json.dumps(obj, sort_keys=True): name for name, obj in SPLIT_MALFORMED}
 
 
 def _byte_labels(vocab: Mapping[str, int]) -> set[str]:
@@ -124,6 +135,15 @@ def _flags(step: Mapping[str, Any]) -> str:
             f":regex={step.get('use_regex', True)}")
 
 
+def _replace_regex_labels(regex: Any) -> set[str]:
+    """A Replace regex Oniguruma refuses (a hazard), or a syntax probe of ``regex_probes``."""
+    if regex in REGEX_REFUSED:
+        return {"normalizer:regex-hazard"}
+    if regex == REPLACE_READ or regex in REPLACE_PROBES:
+        return {"normalizer:regex-probe"}
+    return set()
+
+
 def _normalizer_labels(normalizer: Any) -> set[str]:
     if normalizer is None:
         return {"normalizer:none"}
@@ -132,11 +152,11 @@ def _normalizer_labels(normalizer: Any) -> set[str]:
     if normalizer["type"] == "Replace":
         regex = normalizer["pattern"].get("Regex")
         return ({"normalizer:replace-string"} if regex is None else {"normalizer:replace-regex"}
-                | ({"normalizer:regex-hazard"} if regex in REGEX_REFUSED else set()))
+                | _replace_regex_labels(regex))
     labels = {f"normalizer:{normalizer['type'].lower()}"}
     for step in _steps(normalizer, "normalizers"):
-        if step["type"] == "Replace" and step["pattern"].get("Regex") in REGEX_REFUSED:
-            labels.add("normalizer:regex-hazard")
+        if step["type"] == "Replace":
+            labels |= _replace_regex_labels(step["pattern"].get("Regex"))
         if step["type"] in UNICODE_NORMALIZERS:
             labels.add(f"unicode:{step['type']}")
             if normalizer["type"] == "Sequence":
@@ -146,7 +166,25 @@ def _normalizer_labels(normalizer: Any) -> set[str]:
     return labels
 
 
+def _regex_labels(source: str) -> set[str]:
+    """The kind of a Split Regex: real, mutated (and holding read constructs), or a probe."""
+    if source in ONIGURUMA_PROBES:
+        return {"split:pattern:probe"}
+    if source in ONIGURUMA_BROKEN:
+        return {"split:pattern:broken"}
+    name = REAL_PATTERN_NAMES.get(source)
+    if name:
+        return {f"split:pattern:{name}"}
+    labels = {"split:pattern:mutated"}
+    if any(part in ONIGURUMA_READ for part in alternatives(source)):
+        labels.add("split:mutation:add-alternative")
+    return labels
+
+
 def _split_labels(step: Mapping[str, Any]) -> set[str]:
+    malformed = MALFORMED_NAMES.get(json.dumps(step, sort_keys=True))
+    if malformed:
+        return {"split:malformed", f"split:malformed:{malformed}"}
     kind = step["type"]
     if kind == "Metaspace":
         return {f"metaspace:{step['prepend_scheme']}:split={step['split']}"}
@@ -163,11 +201,8 @@ def _split_labels(step: Mapping[str, Any]) -> set[str]:
     if kind in ("Whitespace", "WhitespaceSplit"):
         return {f"pre:{kind.lower()}"}
     pattern = step["pattern"]
-    if "String" in pattern:
-        labels = {"split:pattern:string"}
-    else:
-        name = REAL_PATTERN_NAMES.get(pattern["Regex"])
-        labels = {f"split:pattern:{name}" if name else "split:pattern:mutated"}
+    labels = {"split:pattern:string"} if "String" in pattern else _regex_labels(
+        pattern["Regex"])
     behavior = step["behavior"]
     if isinstance(behavior, dict):
         labels.add("split:behavior-map-form")
@@ -210,7 +245,8 @@ def _decoder_labels(decoder: Any) -> set[str]:
     if decoder["type"] == "ByteLevel":
         return {"decoder:byte-level"}
     labels = {"decoder:perturbed"}
-    if any(s["type"] == "Strip" and s["stop"] >= 1 for s in decoder["decoders"]):
+    steps = decoder.get("decoders", [decoder])  # a bare step (the declared probes have one)
+    if any(s.get("type") == "Strip" and s.get("stop", 0) >= 1 for s in steps):
         labels.add("decoder:strip-hazard")
     return labels
 

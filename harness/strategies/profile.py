@@ -42,11 +42,14 @@ UnicodeNormalizerKind = Literal["NFC", "NFD", "NFKC", "NFKD", "Lowercase", "Stri
 PreTokenizerKind = Literal["none", "metaspace", "sequence", "split", "split-family",
                            "split-sequence", "byte-level", "byte-level-split",
                            "byte-level-real"]
-SplitPatternKind = Literal["string", "real", "mutated"]
+SplitPatternKind = Literal["string", "real", "mutated", "probe", "broken", "malformed"]
+#: Split pattern kinds upstream refuses the file over (deliberate hazards).
+SPLIT_PATTERN_HAZARDS: Final = frozenset({"broken", "malformed"})
+ReplaceRegexKind = Literal["listed", "probe"]
 SplitBehavior = Literal["Isolated", "Removed", "MergedWithPrevious", "MergedWithNext",
                         "Contiguous"]
 SplitFamilyKind = Literal["digits", "punctuation", "whitespace", "whitespace-split"]
-Mutation = Literal["drop-alternative", "change-quantifier"]
+Mutation = Literal["drop-alternative", "change-quantifier", "add-alternative"]
 DecoderKind = Literal["none", "byte-fallback", "llama", "metaspace", "perturbed", "byte-level"]
 AddedTokensKind = Literal["none", "llama", "llama+extras", "extras"]
 #: One more ``added_tokens`` entry upstream loads and handles apart (see ``ADDED_ODDITY``).
@@ -160,6 +163,10 @@ UNICODE_NORMALIZER: Final[Mapping[UnicodeNormalizerKind, int]] = {
 #: Per thousand Replace regexes: one Oniguruma refuses (``components.REGEX_REFUSED``: both
 #: sides refuse the file).
 REGEX_HAZARD: Final = 50
+#: A Replace regex: one of the listed patterns (``components.REGEX_PATTERNS``,
+#: ``REGEX_REACH``), or a syntax probe of ``regex_probes`` (``REPLACE_READ``,
+#: ``REPLACE_PROBES``; with hazards, also ``components.REGEX_REFUSED``).
+REPLACE_REGEX: Final[Mapping[ReplaceRegexKind, int]] = {"listed": 80, "probe": 20}
 #: Strip's ``(strip_left, strip_right)``.
 STRIP_SIDES: Final[Mapping[tuple[bool, bool], int]] = {
     (True, True): 25, (True, False): 25, (False, True): 25, (False, False): 25,
@@ -172,9 +179,14 @@ PRE_TOKENIZER: Final[Mapping[PreTokenizerKind, int]] = {
     "none": 36, "metaspace": 30, "sequence": 9, "split": 10, "split-family": 8,
     "split-sequence": 5, "byte-level": 2,
 }
-#: A Split's pattern: a String, a real-world Regex (``split_patterns.REAL_PATTERNS``), or
-#: a real one mutated (an alternative dropped, a quantifier changed).
-SPLIT_PATTERN: Final[Mapping[SplitPatternKind, int]] = {"string": 20, "real": 50, "mutated": 30}
+#: A Split's pattern (per thousand): a String, a real-world Regex
+#: (``split_patterns.REAL_PATTERNS``), a real one mutated (an alternative dropped, a
+#: quantifier changed, constructs added), or a syntax probe of ``regex_probes``: one the
+#: reference refuses and upstream compiles ("probe"), one Oniguruma refuses ("broken", a
+#: hazard), or a Split-family object upstream's deserializer refuses ("malformed", a hazard).
+SPLIT_PATTERN: Final[Mapping[SplitPatternKind, int]] = {
+    "string": 180, "real": 450, "mutated": 270, "probe": 60, "broken": 30, "malformed": 10,
+}
 #: Which real-world pattern (names of ``split_patterns.REAL_PATTERNS``).
 REAL_PATTERN: Final[Mapping[str, int]] = {
     "gpt2": 18, "llama3": 22, "qwen2": 14, "gpt4o": 14, "tiktoken-possessive": 11,
@@ -195,7 +207,9 @@ SPLIT_INVERT: Final[Mapping[bool, int]] = {False: 80, True: 20}
 #: Per thousand Sequences of Split-family steps: a real one (DeepSeek's, ``split_family.
 #: REAL_SEQUENCES``) rather than drawn steps.
 REAL_SEQUENCE: Final = 300
-MUTATION: Final[Mapping[Mutation, int]] = {"drop-alternative": 50, "change-quantifier": 50}
+#: "add-alternative": constructs of ``regex_probes.ONIGURUMA_READ`` inserted as alternatives.
+MUTATION: Final[Mapping[Mutation, int]] = {"drop-alternative": 40, "change-quantifier": 40,
+                                           "add-alternative": 20}
 SPLIT_FAMILY: Final[Mapping[SplitFamilyKind, int]] = {
     "digits": 25, "punctuation": 45, "whitespace": 15, "whitespace-split": 15,
 }
@@ -285,7 +299,7 @@ REAL_BYTE_LEVEL_PIPELINE: Final[Mapping[str, int]] = {
 }
 #: The pattern of a drawn Split before a ByteLevel: mostly a real one.
 BYTE_LEVEL_SPLIT_PATTERN: Final[Mapping[SplitPatternKind, int]] = {
-    "real": 70, "mutated": 20, "string": 10,
+    "real": 70, "mutated": 20, "string": 10, "probe": 4,
 }
 #: "perturbed": one of the classic family's decoders (Metaspace, Llama's chain...).
 BYTE_LEVEL_DECODER: Final[Mapping[DecoderKind, int]] = {
@@ -382,6 +396,8 @@ class Profile:
         default_factory=lambda: dict(PRE_TOKENIZER))
     split_pattern: Mapping[SplitPatternKind, int] = dataclasses.field(
         default_factory=lambda: dict(SPLIT_PATTERN))
+    replace_regex: Mapping[ReplaceRegexKind, int] = dataclasses.field(
+        default_factory=lambda: dict(REPLACE_REGEX))
     real_pattern: Mapping[str, int] = dataclasses.field(
         default_factory=lambda: dict(REAL_PATTERN))
     split_behavior: Mapping[SplitBehavior, int] = dataclasses.field(
@@ -427,7 +443,8 @@ class Profile:
         Each keyword names a field; its value is one option, an alias from ``ALIASES``, or an
         iterable of them.  ``byte_fallback=True/False`` narrows both byte_fallback tables;
         ``hazards=False`` removes every deliberate upstream refusal or panic (merge hazards,
-        Strip windows, broken templates, regexes Oniguruma refuses, malformed documents);
+        Strip windows, broken templates, regexes Oniguruma refuses, malformed documents and
+        malformed Splits);
         ``strip_hazard``, ``pairs``, ``template_hazard`` and ``regex_hazard`` take a
         per-thousand number.
         Narrowing a dimension only one family draws (``CLASSIC_ONLY``, ``BYTE_LEVEL_ONLY``)
@@ -450,6 +467,9 @@ class Profile:
                     updates["template_hazard"] = 0
                     updates["regex_hazard"] = 0
                     updates["malformed"] = {"none": 1}
+                    updates["split_pattern"] = {
+                        kind: weight for kind, weight in self.split_pattern.items()
+                        if kind not in SPLIT_PATTERN_HAZARDS}
             elif name in ("strip_hazard", "pairs", "template_hazard", "regex_hazard"):
                 updates[name] = int(value)
             elif name in {f.name for f in dataclasses.fields(self)}:

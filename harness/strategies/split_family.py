@@ -3,10 +3,13 @@ Regex patterns (declared once, here), mutations of them and String patterns, wit
 behaviour and ``invert``; ``Digits``, ``Punctuation``, ``Whitespace``, ``WhitespaceSplit``;
 and Sequences of them (DeepSeek's real ones among them).
 
-A mutation keeps a pattern Oniguruma compiles: it drops one top-level alternative, or
+A mutation keeps a pattern Oniguruma compiles: it drops one top-level alternative,
 changes one quantifier outside a character class (``+`` to ``*``, ``{1,3}`` to ``{2,}``...,
-its lazy or possessive modifier kept). What the reference then refuses (a repeat that can
-match the empty string, an ambiguity it cannot bound: decision 0023) is a strict class.
+its lazy or possessive modifier kept), or inserts constructs the reference reads
+(``regex_probes.ONIGURUMA_READ``) as alternatives. What the reference then refuses (a repeat
+that can match the empty string, an ambiguity it cannot bound: decision 0023) is a strict
+class. At small shares a pattern is a syntax probe of ``regex_probes`` instead, or the
+Split-family object is one upstream's deserializer refuses.
 """
 
 from __future__ import annotations
@@ -21,6 +24,12 @@ from hypothesis import strategies as st
 from harness.strategies import profile as shares
 from harness.strategies._weights import chance, weighted
 from harness.strategies.profile import DEFAULT_PROFILE, Profile, SplitPatternKind
+from harness.strategies.regex_probes import (
+    ONIGURUMA_BROKEN,
+    ONIGURUMA_PROBES,
+    ONIGURUMA_READ,
+    SPLIT_MALFORMED,
+)
 from implementation.byte_level import GPT2_PATTERN
 
 JSON = dict[str, Any]
@@ -194,9 +203,15 @@ def quantifiers(source: str) -> list[tuple[int, int]]:
 
 @st.composite
 def mutations(draw: st.DrawFn, source: str, how: str) -> str:
-    """``source`` with one alternative dropped or one quantifier changed (when it has
-    none to change, the other mutation; when it has neither, itself)."""
+    """``source`` with one alternative dropped, one quantifier changed (when it has none to
+    change, the other mutation; when it has neither, itself), or every read construct
+    inserted, in a drawn order, as alternatives at one place among its own (all of them:
+    Hypothesis draws few fresh values of a rare option, so one draw reaches them all)."""
     parts = alternatives(source)
+    if how == "add-alternative":
+        added = draw(st.permutations(ONIGURUMA_READ))
+        k = draw(st.integers(0, len(parts)))
+        return "|".join(parts[:k] + added + parts[k:])
     spots = quantifiers(source)
     if (how == "change-quantifier" and spots) or len(parts) < 2:
         if not spots:
@@ -215,23 +230,44 @@ def mutations(draw: st.DrawFn, source: str, how: str) -> str:
 def split_patterns(draw: st.DrawFn, profile: Profile = DEFAULT_PROFILE,
                    alphabet: Sequence[str] = ("a",),
                    kinds: Mapping[SplitPatternKind, int] | None = None) -> JSON:
-    """A Split's ``pattern``: a String, a real-world Regex, or a mutated one (in the shares
-    of ``kinds``, else the profile's)."""
-    kind = draw(weighted(kinds or profile.split_pattern))
-    if kind == "string":
+    """A Split's ``pattern``: a String, a real-world Regex, a mutated one, or a syntax probe
+    (in the shares of ``kinds``, else the profile's; "malformed" is drawn by ``splits``)."""
+    return draw(patterns_of_kind(draw(weighted(kinds or profile.split_pattern)), profile,
+                                 alphabet))
+
+
+@st.composite
+def patterns_of_kind(draw: st.DrawFn, kind: SplitPatternKind,
+                     profile: Profile = DEFAULT_PROFILE,
+                     alphabet: Sequence[str] = ("a",)) -> JSON:
+    """A Split's ``pattern`` of one kind (a "malformed" Split has a well-formed one)."""
+    if kind in ("string", "malformed"):
         return {"String": draw(st.sampled_from([*STRING_PATTERNS, *alphabet[:4]]))}
+    if kind == "probe":
+        return {"Regex": draw(st.sampled_from(ONIGURUMA_PROBES))}
+    if kind == "broken":
+        return {"Regex": draw(st.sampled_from(ONIGURUMA_BROKEN))}
     source = REAL_PATTERNS[draw(weighted(profile.real_pattern))]
     if kind == "mutated":
         source = draw(mutations(source, draw(weighted(shares.MUTATION))))
     return {"Regex": source}
 
 
+def malformed_splits() -> st.SearchStrategy[JSON]:
+    """A Split-family object upstream's deserializer refuses (``SPLIT_MALFORMED``)."""
+    return st.sampled_from(SPLIT_MALFORMED).map(lambda named: dict(named[1]))
+
+
 @st.composite
 def splits(draw: st.DrawFn, profile: Profile = DEFAULT_PROFILE,
            alphabet: Sequence[str] = ("a",),
            kinds: Mapping[SplitPatternKind, int] | None = None) -> JSON:
-    """One Split: a pattern, a behaviour, ``invert``."""
-    pattern = draw(split_patterns(profile, alphabet, kinds))
+    """One Split: a pattern, a behaviour, ``invert``; or, for the "malformed" kind, a
+    Split-family object upstream refuses."""
+    kind = draw(weighted(kinds or profile.split_pattern))
+    if kind == "malformed":
+        return draw(malformed_splits())
+    pattern = draw(patterns_of_kind(kind, profile, alphabet))
     behavior: Any = draw(weighted(profile.split_behavior))
     if draw(chance(shares.BEHAVIOR_MAP_FORM)):
         behavior = {behavior: None}

@@ -1,0 +1,106 @@
+"""Regex syntax probes: short Oniguruma patterns, each written for one construct the
+reference's two regex readers treat on a path of its own (``implementation.oniguruma`` for
+Split, ``implementation.patterns`` for Replace), declared once here.
+
+Real-world patterns and their mutations only ever hold the syntax real tokenizers use, so
+the readers' other paths (look-behind, atomic groups, anchors, ``\\x``/``\\u`` escapes,
+class edge cases) and their refusals went unexercised. Each probe stands in for a whole
+Regex, at a small share (``profile.SPLIT_PATTERN``, ``profile.REPLACE_REGEX``):
+
+- *read* probes, the reference translates them (upstream compiles them too; the run
+  compares their splits and replacements);
+- *probes*, upstream compiles them and the reference refuses them (the intended classes
+  strict-unreproducible-regex and strict-regex-backtracking);
+- *broken* probes, Oniguruma itself refuses them: both sides refuse the file, a deliberate
+  hazard, left out with ``hazards=False``.
+
+Which side refuses what was measured on tokenizers 0.23.1 (``tests/test_strategies.py``
+checks every table against upstream).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final
+
+from implementation.patterns import MAX_REGEX_CHARS
+
+JSON = dict[str, Any]
+
+#: Longer than the reference analyses (both readers refuse it as regex-backtracking).
+OVERLONG_REGEX: Final = "a" * (MAX_REGEX_CHARS + 1)
+
+# --- Split (Oniguruma, translated for the regex package) ---------------------------------------
+
+#: Constructs the Split reader translates that no real pattern holds; added to a real
+#: pattern as alternatives (the "add-alternative" mutation of ``split_family``).
+ONIGURUMA_READ: Final = (
+    ".", r"\w+", r"\W", r"\H", r"\n", r"\.", r"(?i:a\.b|\'s)", r"x{2}?", r"\P{L}", r"\p{^L}",
+    r"(?<=a|bc)d", r"(?<!\s)x", r"(?>ab|a)c", r"\A\s", r"\s\z", r"\s\Z", r"\x41", r"\u00e9",
+    r"(b*a)+", r"[\d-]", r"[\x41-\x43]", r"x{1,2}+",
+)
+#: Split patterns upstream compiles and the reference refuses, one per refusal of the reader.
+ONIGURUMA_PROBES: Final = (
+    "a**",              # stacked quantifiers
+    "a{3,2}",           # an interval with min > max
+    "a{,}",             # '{' that is not an interval (Oniguruma: a literal)
+    r"\x4",             # \x without two hex digits
+    r"\ud800",          # a surrogate code point
+    r"\pL",             # a property without braces
+    r"\P{^L}",          # a doubly negated property
+    "[]a]",             # a class with a leading ']'
+    "[a-c-e]",          # '-' after a range
+    "[a[b]]",           # a nested class
+    "[--a]",            # a range starting with '-'
+    r"[\W]",            # a negated class escape inside a class
+    r"\k",              # an escape outside the subset
+    "]",                # an unescaped ']'
+    "(?#x)",            # a group construct outside the subset (a comment)
+    "(?<=a+)c",         # a look-behind that is not alternatives of fixed strings
+    "(a*)+",            # a repeat of something that can match the empty string
+    "(?i:ss)",          # case folding that reads one character as two
+    "(?i:a+)",          # case folding over more than literals
+    "(" * 101 + "a" + ")" * 101,  # groups nested deeper than the reader follows
+    "[a-[b]]",          # a nested class as a range's end
+    "(a+)+$",           # ambiguous: exponential backtracking (regex-backtracking)
+    OVERLONG_REGEX,     # too long to analyse (regex-backtracking)
+)
+#: Split patterns Oniguruma refuses: both sides refuse the file (a hazard).
+ONIGURUMA_BROKEN: Final = (
+    "a)", "(a", "a{100001}", "a{12345678}", r"\p{Foo}", r"\p{L", "[z-a]", r"[a-\d]", "[abc",
+    "[a-", "a\\", r"[\s-a]", "(?=a)*",
+)
+
+#: Split-family JSON upstream's deserializer refuses, by what is broken (a hazard).
+SPLIT_MALFORMED: Final[tuple[tuple[str, JSON], ...]] = (
+    ("behavior-two-keys", {"type": "Split", "pattern": {"String": " "},
+                           "behavior": {"Isolated": None, "Removed": None}, "invert": False}),
+    ("behavior-with-value", {"type": "Split", "pattern": {"String": " "},
+                             "behavior": {"Isolated": 1}, "invert": False}),
+    ("behavior-number", {"type": "Split", "pattern": {"String": " "}, "behavior": 1,
+                         "invert": False}),
+    ("behavior-unknown", {"type": "Split", "pattern": {"String": " "}, "behavior": "isolated",
+                          "invert": False}),
+    ("pattern-two-keys", {"type": "Split", "pattern": {"String": " ", "Regex": " "},
+                          "behavior": "Isolated", "invert": False}),
+    ("punctuation-null", {"type": "Punctuation", "behavior": None}),
+)
+
+# --- Replace (Oniguruma, translated for Python's re) -----------------------------------------
+
+#: Constructs the Replace reader translates that the listed patterns rarely reach, as one
+#: pattern: anchors, a lazy and an exact repeat, escaped punctuation.
+REPLACE_READ: Final = r"\Ax+?|y{2}|\.|\$"
+#: Replace patterns upstream compiles and the reference refuses, one per refusal.
+REPLACE_PROBES: Final = (
+    "a{2}?",            # Oniguruma: an optional exact repeat; re: lazy
+    "a*+",              # possessive
+    "a{,}",             # '{' that is not an interval
+    r"\x4",             # \x without two hex digits
+    r"\ud800",          # a surrogate code point
+    "[]a]",             # a class with a leading ']'
+    "[--a]",            # a range starting with '-'
+    "[a-c-e]",          # '-' after a range
+    "[a-[b]]",          # a nested class as a range's end
+    "(?<=a+)b",         # a look-behind re cannot compile
+    OVERLONG_REGEX,     # too long to analyse (regex-backtracking)
+)
