@@ -263,7 +263,8 @@ def _conformance(args: argparse.Namespace) -> int:
                   + "; ".join(f"{key} {', '.join(options)}" for key, options in narrowing))
     rate = tally.comparisons / max(result.explore_seconds, 1e-9)
     workers = f" by {args.workers} workers" if args.workers > 1 else ""
-    print(f"{tally.examples} cases, {tally.comparisons} comparisons explored{workers} in "
+    declared = f" (and {tally.declared} declared probes)" if tally.declared else ""
+    print(f"{tally.examples} cases{declared}, {tally.comparisons} comparisons explored{workers} in "
           f"{result.explore_seconds:.1f}s ({rate:.0f} comparisons/s); "
           f"{result.duration:.1f}s in all with shrinking")
     if database is not None:

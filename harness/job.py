@@ -1,7 +1,8 @@
 """The conformance job: every run of ``nox -s conformance``, in order, into one result.
 
 1. replay the failing cases stored in the example database (recorded like explored ones);
-2. explore generated cases (``runs.generated``), sharded over workers;
+2. explore generated cases (``runs.generated``), sharded over workers, then run every
+   declared probe once (``strategies.declared``: our reference only);
 3. search a shrunk witness of each class and each failure signature;
 4. store the failures' witnesses in the example database;
 5. re-run the pinned witnesses (``runs.pinned``): a class whose witness stopped showing
@@ -42,6 +43,7 @@ from .runs.real_models import FixtureRun
 from .runs.tally import Tally
 from .runs.third_party import check_subject_witnesses, engine_for
 from .runs.workers import Workers
+from .strategies.declared import declared_cases
 from .subjects.upstream import UPSTREAM
 
 
@@ -108,13 +110,14 @@ def run(*, profile_name: str, seed_value: int, examples: int | None, command: st
         check_pinned: bool = True, real_examples: int | None = None, workers: int = 1,
         database: ExampleDatabase | None = None,
         phase: Callable[[str], None] | None = None,
-        shrink: bool = True, with_morph_track: bool = True,
+        shrink: bool = True, with_morph_track: bool = True, declared: bool = True,
         real_fixtures: tuple[str, ...] = CONFORMANCE_FIXTURES,
         subject: str | None = None) -> JobResult:
     """The whole job. ``workers`` > 1 shards the exploration by seed across processes and
     spreads the witness searches and real models over them; ``database`` replays the
     failing cases stored there first and stores this run's. ``subject``: a third-party
-    subject's spec in place of our reference."""
+    subject's spec in place of our reference. ``declared``: after the exploration, run
+    every declared probe once (our reference only)."""
     profile = PROFILES[profile_name]
     budget = examples if examples is not None else profile.examples
     real_budget = profile.real_examples if real_examples is None else real_examples
@@ -135,6 +138,9 @@ def run(*, profile_name: str, seed_value: int, examples: int | None, command: st
             replayed = example_db.replay_failures(database, ENGINE, tally)
         say(f"exploring {budget} generated cases")
         pool.explore(tally, budget, progress)
+        if declared and subject is None:
+            say("the declared probes")
+            tally.merge(run_declared())
         explored = time.perf_counter() - started
         if shrink:
             targets = shrink_targets(tally)
@@ -167,3 +173,13 @@ def run(*, profile_name: str, seed_value: int, examples: int | None, command: st
                      stale, command, environment(), workers, real, real_seconds,
                      replayed=replayed, morph_track=morph,
                      subject=subject_info(subject) if subject is not None else None)
+
+
+def run_declared() -> Tally:
+    """Every declared probe (``harness.strategies.declared``) through the generated run's
+    engine: counted as ``declared``, not as generated examples, and adding no feature
+    labels (those measure what the generator reaches)."""
+    part = ENGINE.run_items(declared_cases(), Tally())
+    part.declared, part.examples = part.examples, 0
+    part.features.clear()
+    return part

@@ -208,7 +208,8 @@ def build_report(result: JobResultLike, report_path: str = DEFAULT_REPORT,
         explore_seconds=_round(result.explore_seconds),
         shrink_and_pinned_seconds=_round(result.duration - result.explore_seconds),
         cases_per_second=_round(tally.examples / explore),
-        comparisons_per_second=_round(tally.comparisons / explore))
+        comparisons_per_second=_round(tally.comparisons / explore),
+        declared_probes=tally.declared)
     return model.Report(
         report_version=model.REPORT_VERSION,
         verdict="fail" if result.failed else "pass",

@@ -122,6 +122,9 @@ class Summary:
     shrink_and_pinned_seconds: float
     cases_per_second: float
     comparisons_per_second: float
+    #: Declared probe cases run once after the exploration (harness.strategies.declared);
+    #: their comparisons are in ``comparisons``.
+    declared_probes: int = 0
 
 
 @dataclass

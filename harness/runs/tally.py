@@ -47,6 +47,8 @@ class Witness:
 @dataclass
 class Tally:
     examples: int = 0
+    #: Declared probe cases run (``harness.strategies.declared``), apart from ``examples``.
+    declared: int = 0
     comparisons: int = 0
     #: operation -> {"compared", "agreed", "diverged:<tier>"} -> count
     by_operation: dict[str, Counter[str]] = field(default_factory=dict)
