@@ -1,0 +1,91 @@
+"""Declared probes: one case for every entry of the probe tables, run once by every run of
+our reference, after the exploration.
+
+The generator draws the regex probes (``regex_probes``) and the malformations
+(``malformed``) at small shares, and Hypothesis follows a fresh draw with copies of it: a
+default run of 3000 cases meets only a few of each table's entries, so most of the
+refusal paths they were written for stay unreached. Each entry is a fact measured on both
+sides (``tests/test_strategies.py``); here each becomes one small document, with a few
+texts where the document loads, compared like any generated case.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final
+
+from harness.core.case import Case
+from harness.strategies.components import REGEX_REFUSED
+from harness.strategies.malformed import MALFORMATIONS
+from harness.strategies.regex_probes import (
+    ONIGURUMA_BROKEN,
+    ONIGURUMA_PROBES,
+    ONIGURUMA_READ,
+    REPLACE_PROBES,
+    REPLACE_READ,
+    SPLIT_MALFORMED,
+)
+from harness.strategies.split_family import regex_split
+
+JSON = dict[str, Any]
+
+#: Texts for the documents that load: the constructs of the read probes (a look-behind
+#: after 'a', 'bc', an anchor at either end, ``\x41``, ``\u00e9``, case folding, newlines).
+TEXTS: Final = ("abcd A's x.b\nxx é ab", "  \u00e9A\n", "yy x.$ aab ")
+
+
+def _base(pre_tokenizer: Any = None, normalizer: Any = None) -> JSON:
+    """A small classic document: every character of ``TEXTS`` a piece, one merge."""
+    alphabet = sorted({char for text in TEXTS for char in text})
+    vocab = {char: i for i, char in enumerate(alphabet)}
+    vocab["ab"] = len(vocab)
+    return {"version": "1.0", "truncation": None, "padding": None, "added_tokens": [],
+            "normalizer": normalizer, "pre_tokenizer": pre_tokenizer, "post_processor": None,
+            "decoder": None,
+            "model": {"type": "BPE", "dropout": None, "unk_token": None, "fuse_unk": False,
+                      "byte_fallback": False, "ignore_merges": False,
+                      "continuing_subword_prefix": None, "end_of_word_suffix": None,
+                      "vocab": vocab, "merges": [["a", "b"]]}}
+
+
+def _replace(source: str) -> JSON:
+    return {"type": "Replace", "pattern": {"Regex": source}, "content": "x"}
+
+
+def _with(**fields: Any) -> JSON:
+    document = _base()
+    document.update(fields)
+    return document
+
+
+def _component_probes() -> list[Case]:
+    """Component shapes the generator draws too rarely to count on: a template in the
+    string form (both sides refuse it), Strip windows that cross (upstream panics: class
+    strip-decoder-panic), ByteFallback over pieces spelled like bytes that are not
+    (``<0xZZ>``, ``<0x+1>``: both keep them as text), and a decoder chain too long to show
+    whole in the decoder-shape refusal."""
+    template = _with(post_processor={
+        "type": "TemplateProcessing", "single": "$A", "pair": "$A $B", "special_tokens": {}})
+    crossing = _with(decoder={"type": "Strip", "content": " ", "start": 2, "stop": 2})
+    odd = _base()
+    odd["model"]["vocab"].update({"<0xZZ>": 100, "<0x+1>": 101, "<0x41>": 102})
+    odd["decoder"] = {"type": "ByteFallback"}
+    chain = _base()
+    chain["model"]["byte_fallback"] = True
+    chain["model"]["vocab"].update({f"<0x{b:02X}>": 200 + b for b in range(256)})
+    chain["decoder"] = {"type": "Sequence", "decoders": [{"type": "Fuse"}] * 8}
+    return [Case(template), Case(crossing, texts=TEXTS[:1], id_runs=((1, 2, 3),)),
+            Case(odd, id_runs=((100, 101, 102),)), Case(chain)]
+
+
+def declared_cases() -> list[Case]:
+    """Every declared probe, one case each, in the tables' order."""
+    read = [Case(_base(regex_split("|".join(ONIGURUMA_READ))), texts=TEXTS),
+            Case(_base(normalizer=_replace(REPLACE_READ)), texts=TEXTS)]
+    split_sources = (*ONIGURUMA_PROBES, *ONIGURUMA_BROKEN)
+    refused = [Case(_base(regex_split(source))) for source in split_sources]
+    refused += [Case(_base(split_object)) for _, split_object in SPLIT_MALFORMED]
+    refused += [Case(_base(normalizer=_replace(source)))
+                for source in (*REPLACE_PROBES, *REGEX_REFUSED)]
+    malformed = [Case(malformation.apply(_base()), texts=TEXTS[:1])
+                 for _, malformation in sorted(MALFORMATIONS.items())]
+    return read + refused + malformed + _component_probes()
