@@ -141,6 +141,8 @@ def run(*, profile_name: str, seed_value: int, examples: int | None, command: st
         if declared and subject is None:
             say("the declared probes")
             tally.merge(run_declared())
+            if progress is not None:
+                progress(tally)
         explored = time.perf_counter() - started
         if shrink:
             targets = shrink_targets(tally)

@@ -502,8 +502,13 @@ def test_upstream_loads_every_document_or_fails_on_a_declared_hazard(case: Case)
 
     outcome = upstream.load(case.document_json())
     if isinstance(outcome, upstream.Handle):
+        first_id: dict[str, int] = {}
         for entry in case.document["added_tokens"]:
-            assert outcome.tokenizer.token_to_id(entry["content"]) == entry["id"]
+            if not entry["content"]:
+                continue  # the added:empty-content oddity: upstream skips the entry
+            # added:duplicate-content: a content listed twice keeps its first entry's id
+            expected = first_id.setdefault(entry["content"], entry["id"])
+            assert outcome.tokenizer.token_to_id(entry["content"]) == expected
         return
     labels = features(case)
     if "malformed" in labels:
