@@ -101,9 +101,8 @@ class _Reading:
 
     def chunk(self, token: str, index: int, count: int) -> bytes | None:
         """The bytes of the text the ``index``-th of ``count`` tokens of a word stands for;
-        None when it does not say (an unknown token, a byte piece under a decoration)."""
-        if self.symbols:
-            return _token_bytes(token)
+        None when it does not say (an unknown token, a byte piece under a decoration).
+        The model's decoration is taken off first, over byte-level symbols too."""
         if token == self.unk:
             return None
         if _BYTE_PIECES.fullmatch(token):
@@ -113,6 +112,8 @@ class _Reading:
             token = token[len(self.prefix):]
         if index == count - 1 and self.suffix and token.endswith(self.suffix):
             token = token[:-len(self.suffix)]
+        if self.symbols:
+            return _token_bytes(token)
         return token.encode("utf-8")
 
 
@@ -132,21 +133,29 @@ def _reading(document: dict[str, Any], plain: bool = False) -> _Reading | None:
     if "ByteLevel" not in kinds:
         if not plain:
             return None
-        model = document.get("model") if isinstance(document.get("model"), dict) else {}
-        assert isinstance(model, dict)
         metaspace = any(step.get("type") == "Metaspace" for step in steps)
-        decoration = [model.get(key) for key in ("continuing_subword_prefix",
-                                                 "end_of_word_suffix")]
-        prefix, suffix = (value if isinstance(value, str) else "" for value in decoration)
-        unk = model.get("unk_token")
+        prefix, suffix, unk = _decoration(document)
         return _Reading("anywhere" if metaspace else "never", True, raw, normalized,
                         symbols=False, inserted=_METASPACE if metaspace else " ",
-                        prefix=prefix, suffix=suffix, unk=unk if isinstance(unk, str) else None)
+                        prefix=prefix, suffix=suffix, unk=unk)
     inserting = [i for i, step in enumerate(steps)
                  if step.get("type") == "ByteLevel" and step.get("add_prefix_space") is True]
     insertion: Insertion = ("never" if not inserting else "start" if inserting[0] == 0
                             else "anywhere")
-    return _Reading(insertion, any(_removes(step) for step in steps), raw, normalized)
+    prefix, suffix, unk = _decoration(document)
+    return _Reading(insertion, any(_removes(step) for step in steps), raw, normalized,
+                    prefix=prefix, suffix=suffix, unk=unk)
+
+
+def _decoration(document: dict[str, Any]) -> tuple[str, str, str | None]:
+    """The model's continuing-subword prefix and end-of-word suffix ("" when absent), and
+    its unknown token."""
+    model = document.get("model") if isinstance(document.get("model"), dict) else {}
+    assert isinstance(model, dict)
+    prefix, suffix = (value if isinstance(value, str) else "" for value in (
+        model.get("continuing_subword_prefix"), model.get("end_of_word_suffix")))
+    unk = model.get("unk_token")
+    return prefix, suffix, unk if isinstance(unk, str) else None
 
 
 _METASPACE = "\u2581"
