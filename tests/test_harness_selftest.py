@@ -53,3 +53,19 @@ def test_the_suite_spans_every_semantic_module() -> None:
                        "encoding"}
     assert len(MUTANTS) >= 20
     assert set(SAMPLE) <= set(BY_NAME)
+
+
+@pytest.mark.parametrize(("name", "stale"), [
+    ("decorated byte pieces with wrong spans", "div-decorated-byte-fallback-spans"),
+    ("decoder shape with a step after Strip accepted",
+     "div-strict-decoder-shape.extra-step-after-strip"),
+    ("Metaspace decoder applied", "div-metaspace-decoder-not-applied"),
+])
+def test_the_default_run_fails_on_each_founding_rule_broken(name: str, stale: str) -> None:
+    """Whatever the generator draws, the default run re-checks the pinned witnesses, and a
+    stale one fails it: each of these planted bugs stales at least the one named."""
+    from harness.runs.pinned import check_pinned_witnesses
+
+    with planted(BY_NAME[name]):
+        found = [s.id for s in check_pinned_witnesses()]
+    assert stale in found, found
