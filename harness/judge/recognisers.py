@@ -1577,6 +1577,40 @@ def _regex_patterns(value: Any) -> list[str]:
     return []
 
 
+_ONIGURUMA_ERROR: Final = re.compile(r"Oniguruma error")
+_DUPLICATE_PATTERN: Final = re.compile(r"DuplicatePatternError")
+
+
+def oniguruma_refusal_unchecked(ctx: Context, div: Divergence) -> frozenset[int]:
+    """A regular expression Oniguruma refuses (a repeat count above its limit, say):
+    upstream refuses the file, the subject's JavaScript RegExp takes it and loads the
+    file. Checked: our lenient reference refuses the same file at a ``Regex`` pattern."""
+    obs = div.observation
+    if obs.operation != "load" or not isinstance(obs.reference, Loaded):
+        return NONE
+    if not (isinstance(obs.upstream, Refused)
+            and _ONIGURUMA_ERROR.search(obs.upstream.message)):
+        return NONE
+    ours = ctx.lenient
+    return _yes(isinstance(ours, Refused) and ours.path.endswith(".Regex"))
+
+
+def duplicate_normalized_added_tokens_accepted(ctx: Context, div: Divergence
+                                               ) -> frozenset[int]:
+    """Two normalized added tokens whose normalized forms coincide: upstream refuses the
+    file (its matcher holds one pattern twice), the subject loads it. Checked: our lenient
+    reference refuses the same file at an added token's content."""
+    obs = div.observation
+    if obs.operation != "load" or not isinstance(obs.reference, Loaded):
+        return NONE
+    if not (isinstance(obs.upstream, Refused)
+            and _DUPLICATE_PATTERN.search(obs.upstream.message)):
+        return NONE
+    ours = ctx.lenient
+    return _yes(isinstance(ours, Refused) and ours.path.startswith("$.added_tokens[")
+                and ours.path.endswith("].content"))
+
+
 def regex_refused(ctx: Context, div: Divergence) -> frozenset[int]:
     """A regular expression Oniguruma (upstream) compiles and the subject's translation to
     JavaScript refuses: the subject refuses the file with a SyntaxError quoting a pattern
@@ -1652,5 +1686,7 @@ RECOGNISERS: dict[str, Predicate] = {function.__name__: function for function in
     post_processor_unchecked,
     empty_normalized_added_token_accepted,
     regex_refused,
+    oniguruma_refusal_unchecked,
+    duplicate_normalized_added_tokens_accepted,
     upstream_load_panic,
 )}
