@@ -1598,17 +1598,24 @@ def oniguruma_refusal_unchecked(ctx: Context, div: Divergence) -> frozenset[int]
 def duplicate_normalized_added_tokens_accepted(ctx: Context, div: Divergence
                                                ) -> frozenset[int]:
     """Two normalized added tokens whose normalized forms coincide: upstream refuses the
-    file (its matcher holds one pattern twice), the subject loads it. Checked: our lenient
-    reference refuses the same file at an added token's content."""
+    file (its matcher holds one pattern twice), the subject loads it. Checked by replay:
+    upstream's own normalizer (the file without its added tokens) gives two of the
+    normalized contents one form."""
     obs = div.observation
     if obs.operation != "load" or not isinstance(obs.reference, Loaded):
         return NONE
     if not (isinstance(obs.upstream, Refused)
             and _DUPLICATE_PATTERN.search(obs.upstream.message)):
         return NONE
-    ours = ctx.lenient
-    return _yes(isinstance(ours, Refused) and ours.path.startswith("$.added_tokens[")
-                and ours.path.endswith("].content"))
+    handle = _upstream_handle({**ctx.document, "added_tokens": []})
+    if isinstance(handle, Refused | Crashed):
+        return NONE
+    contents = [entry.get("content") for entry in ctx.document.get("added_tokens") or ()
+                if isinstance(entry, dict) and entry.get("normalized") is True]
+    forms = [_normalized(handle, content) for content in set(contents)
+             if isinstance(content, str)]
+    known = [form for form in forms if form is not None]
+    return _yes(len(known) != len(set(known)))
 
 
 def regex_refused(ctx: Context, div: Divergence) -> frozenset[int]:
