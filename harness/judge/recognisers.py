@@ -1581,15 +1581,18 @@ _ONIGURUMA_ERROR: Final = re.compile(r"Oniguruma error")
 _DUPLICATE_PATTERN: Final = re.compile(r"DuplicatePatternError")
 
 
+def _loaded_where_upstream_refuses(obs: Observation, error: re.Pattern[str]) -> bool:
+    """A load the subject made where upstream refused the file with ``error``."""
+    return (obs.operation == "load" and isinstance(obs.reference, Loaded)
+            and isinstance(obs.upstream, Refused) and error.search(obs.upstream.message)
+            is not None)
+
+
 def oniguruma_refusal_unchecked(ctx: Context, div: Divergence) -> frozenset[int]:
     """A regular expression Oniguruma refuses (a repeat count above its limit, say):
     upstream refuses the file, the subject's JavaScript RegExp takes it and loads the
     file. Checked: our lenient reference refuses the same file at a ``Regex`` pattern."""
-    obs = div.observation
-    if obs.operation != "load" or not isinstance(obs.reference, Loaded):
-        return NONE
-    if not (isinstance(obs.upstream, Refused)
-            and _ONIGURUMA_ERROR.search(obs.upstream.message)):
+    if not _loaded_where_upstream_refuses(div.observation, _ONIGURUMA_ERROR):
         return NONE
     ours = ctx.lenient
     return _yes(isinstance(ours, Refused) and ours.path.endswith(".Regex"))
@@ -1601,11 +1604,7 @@ def duplicate_normalized_added_tokens_accepted(ctx: Context, div: Divergence
     file (its matcher holds one pattern twice), the subject loads it. Checked by replay:
     upstream's own normalizer (the file without its added tokens) gives two of the
     normalized contents one form."""
-    obs = div.observation
-    if obs.operation != "load" or not isinstance(obs.reference, Loaded):
-        return NONE
-    if not (isinstance(obs.upstream, Refused)
-            and _DUPLICATE_PATTERN.search(obs.upstream.message)):
+    if not _loaded_where_upstream_refuses(div.observation, _DUPLICATE_PATTERN):
         return NONE
     handle = _upstream_handle({**ctx.document, "added_tokens": []})
     if isinstance(handle, Refused | Crashed):
