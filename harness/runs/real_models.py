@@ -26,6 +26,7 @@ from typing import Any, TextIO
 
 from hypothesis import strategies as st
 
+from ..core import interrupts
 from ..core.case import Case
 from ..core.observation import Observation, Track
 from ..core.outcome import Refused
@@ -191,6 +192,7 @@ def _time_corpus(result: FixtureRun, loaded: LoadedFixture, corpus: list[str]) -
         for _ in range(3):
             started = time.perf_counter()
             for text in corpus:
+                interrupts.check()  # a signal stops the timing too, promptly
                 encode(text)
             best = min(best, time.perf_counter() - started)
         result.corpus_encode_seconds[side] = best
