@@ -93,6 +93,25 @@ def _reference_version(posargs: list[str]) -> str | None:
     return None
 
 
+def _checked_version(session: nox.Session, version: str) -> str:
+    """``version`` when the package index has it; else the session ends in one line with
+    status 2 (a usage error, as the harness says it), before anything is installed
+    (harness/subjects/tokenizers_version/index.py). nox has no way to give a session a
+    status of its own, hence the direct exit: nothing has been started that needs ending."""
+    import sys
+
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from harness.subjects.tokenizers_version import index
+
+    try:
+        return index.check(version)
+    except index.VersionError as exc:
+        sys.stderr.write(f"nox -s {session.name}: {exc}\n")
+        sys.stderr.flush()
+        sys.stdout.flush()
+        os._exit(2)
+
+
 def _harness_requirements_without_tokenizers() -> list[str]:
     """The harness extra of pyproject.toml, minus its tokenizers pin (installed apart)."""
     return [req for req in _harness_extra() if not req.replace(" ", "").startswith("tokenizers")]
@@ -109,7 +128,9 @@ def oracles(session: nox.Session) -> None:
     drifted; `--accept` also writes the regenerated oracles. Other arguments go to
     `python -m harness oracles` (--adopt-witnesses REPORT, ...).
     """
-    version = _reference_version(session.posargs) or UPSTREAM.split("==", 1)[1]
+    pinned = UPSTREAM.split("==", 1)[1]
+    version = _reference_version(session.posargs)
+    version = pinned if version is None else _checked_version(session, version)
     session.install("-e", ".", *_harness_requirements_without_tokenizers(),
                     f"tokenizers=={version}")
     args = list(session.posargs)

@@ -401,6 +401,12 @@ def _oracles(args: argparse.Namespace) -> int:
         raise UsageError(f"--root {root}: no oracles/ folder there (run from the repository)")
     installed = upstream.version()
     if args.reference is not None and args.reference != installed:
+        from .subjects.tokenizers_version import index
+
+        try:
+            index.check(args.reference)
+        except index.VersionError as exc:
+            raise UsageError(str(exc)) from None
         raise UsageError(f"tokenizers {installed} is installed, not {args.reference}: run "
                          f"nox -s oracles -- --reference {args.reference}")
     if args.check:
@@ -477,8 +483,9 @@ def _subject(spec: str | None) -> str | None:
 
 
 def _file_name(spec: str) -> str:
-    """A report file name for a subject spec (``cmd:...`` becomes ``cmd``)."""
-    return "cmd" if spec.startswith("cmd:") else spec
+    """A report file name for a subject spec (``cmd:...`` becomes ``cmd``,
+    ``tokenizers==X`` becomes ``tokenizers-X``)."""
+    return "cmd" if spec.startswith("cmd:") else spec.replace("==", "-")
 
 
 def _reproduce(args: argparse.Namespace) -> int:

@@ -24,8 +24,8 @@ from ..core.case import Case
 from ..core.observation import Observation
 from ..core.resources import data_dir
 from ..judge.coverage import rules_exercised
-from ..judge.expectations import Expectations, load
-from ..subjects import transformers_js
+from ..judge.expectations import Expectations, load, parse
+from ..subjects import tokenizers_version, transformers_js
 from ..subjects.process import ProcessSubject
 from ..subjects.upstream import UPSTREAM
 from .engine import Engine
@@ -53,6 +53,11 @@ def command_of(spec: str) -> list[str]:
             return transformers_js.command()
         except transformers_js.SubjectUnavailableError as exc:
             raise SubjectUnavailableError(str(exc)) from None
+    if tokenizers_version.is_spec(spec):
+        try:
+            return tokenizers_version.command(spec)
+        except tokenizers_version.SubjectUnavailableError as exc:
+            raise SubjectUnavailableError(f"--subject {spec}: {exc}") from None
     if spec.startswith("cmd:"):
         try:
             words = shlex.split(spec.removeprefix("cmd:"))
@@ -62,7 +67,8 @@ def command_of(spec: str) -> list[str]:
             raise SubjectUnavailableError("--subject cmd: needs a command line")
         return words
     raise SubjectUnavailableError(f"unknown subject {spec!r} (known: {REFERENCE}, "
-                                  f"{', '.join(NAMED)}, or cmd:'<command line>')")
+                                  f"{', '.join(NAMED)}, tokenizers==VERSION, or "
+                                  "cmd:'<command line>')")
 
 
 @cache
@@ -72,7 +78,12 @@ def subject_for(spec: str) -> ProcessSubject:
 
 
 def expectations_for(subject: ProcessSubject) -> Expectations:
-    """The expectations file named after the subject (by its hello)."""
+    """The expectations file named after the subject (by its hello); a ``tokenizers``
+    version's are its API family's, in its subject folder."""
+    if subject.name.startswith("tokenizers-"):
+        path = tokenizers_version.expectations_file(subject.version())
+        return parse(path.read_text(encoding="utf-8"),
+                     where=path.relative_to(path.parents[3]).as_posix())
     return load(subject.name)
 
 

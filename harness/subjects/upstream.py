@@ -1,7 +1,13 @@
-"""The upstream subject: HuggingFace ``tokenizers`` (the pinned version) behind the
-``Subject`` protocol (``UPSTREAM``), and the same operations as plain functions.
+"""The upstream subject: HuggingFace ``tokenizers`` (the installed version, 0.x or 1.x)
+behind the ``Subject`` protocol (``UPSTREAM``), and the same operations as plain functions.
 
-A fresh ``Tokenizer.from_str`` per document (upstream's BPE word cache survives changes
+The API generation (``tokenizers_version.generations``, decision 0031) is told from the
+module: under 1.x a document is loaded from a temporary file (no ``from_str``), tokens come
+from ``decode_tokens`` and the tiers 1.x does not expose (spans, special mask) are left out
+of ``capabilities``, so comparisons skip and count them. ``normalize`` and ``aligned``
+need 0.x's components; under 1.x they answer ``Crashed("exception", ...)`` saying so.
+
+A fresh Tokenizer per document (upstream's BPE word cache survives changes
 of the model's attributes, so a handle is never reused for another document).  What
 comes back:
 
@@ -33,7 +39,10 @@ os.environ.pop("RUST_BACKTRACE", None)
 import tokenizers  # after RUST_BACKTRACE is unset
 
 from ..core.outcome import Crashed, Decoded, Encoded, Refused
-from .protocol import ALL_CAPABILITIES
+from .tokenizers_version.generations import Generation, generation_of
+
+#: The API generation of the installed ``tokenizers``.
+GENERATION: Final[Generation] = generation_of(tokenizers)
 
 #: Silence the Rust panic hook's stderr line during calls.
 QUIET_PANICS: bool = True
@@ -109,14 +118,15 @@ def _call(operation: Callable[[], R]) -> R | Refused | Crashed:
         message = str(error)
         if is_panic(error):
             return Crashed("panic", message)
-        if type(error) is Exception:
+        if GENERATION.is_refusal(error):
             return Refused(rule=strip_position(message), message=message)
         return Crashed("exception", f"{type(error).__name__}: {message}")
 
 
 def load(document_json: str) -> Handle | Refused | Crashed:
-    """``Tokenizer.from_str``: a Handle, or why upstream would not build it."""
-    result = _call(lambda: tokenizers.Tokenizer.from_str(document_json))
+    """``Tokenizer.from_str`` (1.x: ``from_file``): a Handle, or why upstream would not
+    build it."""
+    result = _call(lambda: GENERATION.load(document_json))
     if isinstance(result, Refused | Crashed):
         return result
     return Handle(result)
@@ -125,33 +135,39 @@ def load(document_json: str) -> Handle | Refused | Crashed:
 def encode(handle: Handle, text: str, *, add_special_tokens: bool = True,
            pair: str | None = None) -> Encoded | Refused | Crashed:
     """Ids, token strings, character spans (upstream's Python offsets are already char
-    offsets) and the special-tokens mask."""
-    result = _call(lambda: handle.tokenizer.encode(
-        text, pair, add_special_tokens=add_special_tokens))
+    offsets) and the special-tokens mask (1.x: spans and mask empty, tokens from
+    ``decode_tokens``)."""
+    result = _call(lambda: GENERATION.encode(handle.tokenizer, text, pair,
+                                             add_special_tokens=add_special_tokens))
     if isinstance(result, Refused | Crashed):
         return result
-    return Encoded(
-        ids=tuple(int(i) for i in result.ids),
-        tokens=tuple(str(t) for t in result.tokens),
-        spans=tuple((int(s), int(e)) for s, e in result.offsets),
-        special_mask=tuple(int(m) for m in result.special_tokens_mask),
-        type_ids=tuple(int(t) for t in result.type_ids),
-        attention_mask=tuple(int(m) for m in result.attention_mask),
-    )
+    return Encoded(ids=result.ids, tokens=result.tokens, spans=result.spans,
+                   special_mask=result.special_mask, type_ids=result.type_ids,
+                   attention_mask=result.attention_mask)
 
 
 def decode(handle: Handle, ids: Sequence[int], *, skip_special_tokens: bool
            ) -> Decoded | Refused | Crashed:
-    result = _call(lambda: handle.tokenizer.decode(
-        list(ids), skip_special_tokens=skip_special_tokens))
+    result = _call(lambda: GENERATION.decode(handle.tokenizer, ids,
+                                             skip_special_tokens=skip_special_tokens))
     if isinstance(result, Refused | Crashed):
         return result
-    return Decoded(str(result))
+    return Decoded(result)
+
+
+def _no_components() -> Crashed | None:
+    if GENERATION.has_components:
+        return None
+    return Crashed("exception", f"tokenizers {version()} ({GENERATION.name}) exposes no "
+                                "normalizer components")
 
 
 def normalize(handle: Handle, text: str) -> str | Refused | Crashed:
     """The file's normalizer applied to ``text`` (``text`` itself without one); a panic
     or error is returned, never raised."""
+    missing = _no_components()
+    if missing is not None:
+        return missing
     normalizer = handle.tokenizer.normalizer
     if normalizer is None:
         return text
@@ -163,6 +179,9 @@ def aligned(handle: Handle, text: str) -> list[tuple[str, tuple[int, int]]] | Re
     """The file's normalizer applied to ``text``: each normalized character with the
     original character span upstream aligns it to (``PreTokenizedString.get_splits`` in
     char offsets); every character on its own span without a normalizer."""
+    missing = _no_components()
+    if missing is not None:
+        return missing
     normalizer = handle.tokenizer.normalizer
     if normalizer is None:
         return [(char, (i, i + 1)) for i, char in enumerate(text)]
@@ -170,7 +189,8 @@ def aligned(handle: Handle, text: str) -> list[tuple[str, tuple[int, int]]] | Re
     def run() -> list[tuple[str, tuple[int, int]]]:
         pieces = tokenizers.PreTokenizedString(text)
         pieces.normalize(normalizer.normalize)
-        pieces.split(lambda _, normalized: normalized.split(_ONE_CHARACTER, "isolated"))
+        one_character = tokenizers.Regex(_ONE_CHARACTER)
+        pieces.split(lambda _, normalized: normalized.split(one_character, "isolated"))
         return [(str(char), (int(start), int(end))) for char, (start, end), _ in
                 pieces.get_splits(offset_referential="original", offset_type="char")]
 
@@ -178,14 +198,14 @@ def aligned(handle: Handle, text: str) -> list[tuple[str, tuple[int, int]]] | Re
 
 
 #: Every character, one match each (Oniguruma's ``.`` leaves out the newline).
-_ONE_CHARACTER: Final = tokenizers.Regex(r"[\s\S]")
+_ONE_CHARACTER: Final = r"[\s\S]"
 
 
 class UpstreamSubject:
     """HuggingFace ``tokenizers`` as a ``Subject``."""
 
     name: Final = "tokenizers"
-    capabilities: Final = ALL_CAPABILITIES
+    capabilities: Final = GENERATION.tiers
 
     def version(self) -> str:
         return version()

@@ -1,0 +1,105 @@
+"""The ``tokenizers`` Python API, per generation: 0.x (``from_str``, rich ``Encoding``) and
+1.x (``from_file`` only; an ``Encoding`` of ids, type ids and attention mask).
+
+Standard library only (besides the ``tokenizers`` module it is handed), so that the
+subject program of another version's virtual environment (``program.py``) can use it
+without the harness installed. ``harness.subjects.upstream`` wraps it for the pinned
+version; decision record docs/decisions/0031-tokenizers-api-generations.md.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from types import ModuleType
+from typing import Any, Final
+
+#: Every tier a subject may answer (as in ``harness.subjects.protocol``).
+ALL_TIERS: Final = ("ids", "tokens", "spans", "special_mask", "type_ids", "attention_mask",
+                    "pairs", "decode")
+#: What 1.0 took away from the ``Encoding``: character offsets and the special-tokens mask.
+TIERS_GONE_IN_1: Final = ("spans", "special_mask")
+
+
+@dataclass(frozen=True)
+class Answer:
+    """One encode, as plain values; a tier the generation does not expose is empty."""
+
+    ids: tuple[int, ...]
+    tokens: tuple[str, ...]
+    spans: tuple[tuple[int, int], ...] = ()
+    special_mask: tuple[int, ...] = ()
+    type_ids: tuple[int, ...] = ()
+    attention_mask: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True)
+class Generation:
+    """How to drive one generation of the API."""
+
+    name: str
+    module: ModuleType = field(repr=False)
+    tiers: frozenset[str]
+    #: The exception types that are a refusal (matched exactly: a subclass is a crash).
+    refusals: tuple[type[BaseException], ...]
+    #: Whether components (``Regex``, ``normalizers``, ``PreTokenizedString``) exist.
+    has_components: bool
+
+    @property
+    def version(self) -> str:
+        return str(self.module.__version__)
+
+    def is_refusal(self, error: BaseException) -> bool:
+        return type(error) in self.refusals
+
+    def load(self, document_json: str) -> Any:
+        """A Tokenizer from a tokenizer.json text (raises what the library raises)."""
+        tokenizer_class = self.module.Tokenizer
+        if hasattr(tokenizer_class, "from_str"):
+            return tokenizer_class.from_str(document_json)
+        descriptor, path = tempfile.mkstemp(prefix="tokenizer-", suffix=".json")
+        try:
+            with os.fdopen(descriptor, "w", encoding="utf-8") as file:
+                file.write(document_json)
+            return tokenizer_class.from_file(path)
+        finally:
+            os.unlink(path)
+
+    def encode(self, tokenizer: Any, text: str, pair: str | None, *,
+               add_special_tokens: bool) -> Answer:
+        if self.name == "0.x":
+            result = tokenizer.encode(text, pair, add_special_tokens=add_special_tokens)
+            return Answer(
+                ids=tuple(int(i) for i in result.ids),
+                tokens=tuple(str(t) for t in result.tokens),
+                spans=tuple((int(s), int(e)) for s, e in result.offsets),
+                special_mask=tuple(int(m) for m in result.special_tokens_mask),
+                type_ids=tuple(int(t) for t in result.type_ids),
+                attention_mask=tuple(int(m) for m in result.attention_mask))
+        given: str | tuple[str, str] = text if pair is None else (text, pair)
+        result = tokenizer.encode(given, add_special_tokens=add_special_tokens)
+        ids = [int(i) for i in result.ids]
+        tokens = tokenizer.decode_tokens(ids, skip_special_tokens=False)
+        return Answer(ids=tuple(ids), tokens=tuple(str(t) for t in tokens),
+                      type_ids=tuple(int(t) for t in result.type_ids),
+                      attention_mask=tuple(int(m) for m in result.attention_mask))
+
+    def decode(self, tokenizer: Any, ids: Sequence[int], *, skip_special_tokens: bool) -> str:
+        return str(tokenizer.decode(list(ids), skip_special_tokens=skip_special_tokens))
+
+
+def generation_of(module: ModuleType) -> Generation:
+    """The generation of an imported ``tokenizers`` module, told by what it has (not by
+    its version string: a release candidate of 1.0 is 1.x)."""
+    tokenizer_class = module.Tokenizer
+    if hasattr(tokenizer_class, "from_str") and hasattr(module, "Regex"):
+        return Generation("0.x", module, frozenset(ALL_TIERS), (Exception,), True)
+    tiers = frozenset(t for t in ALL_TIERS if t not in TIERS_GONE_IN_1)
+    return Generation("1.x", module, tiers, (Exception, ValueError), False)
+
+
+def family(version: str) -> str:
+    """The expectations family of a version string: ``0.x`` or ``1.x``."""
+    return "0.x" if version.strip().startswith("0.") else "1.x"
