@@ -266,7 +266,9 @@ def _conformance(args: argparse.Namespace) -> int:
     declared = f" (and {tally.declared} declared probes)" if tally.declared else ""
     print(f"{tally.examples} cases{declared}, {tally.comparisons} comparisons explored{workers} in "
           f"{result.explore_seconds:.1f}s ({rate:.0f} comparisons/s); "
-          f"{result.duration:.1f}s in all with shrinking")
+          f"{result.searches} witness searches in {result.search_seconds:.1f}s, pinned "
+          f"witnesses {result.pinned_seconds:.1f}s, real models {result.real_seconds:.1f}s, "
+          f"morph track {result.morph_seconds:.1f}s; {result.duration:.1f}s in all")
     if database is not None:
         print(f"example database: {example_db.describe_database(database)}; "
               f"{result.replayed} stored failing case(s) replayed, "

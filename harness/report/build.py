@@ -49,6 +49,14 @@ class JobResultLike(Protocol):
     @property
     def morph_track(self) -> MorphTrackRun | None: ...
     @property
+    def search_seconds(self) -> float: ...
+    @property
+    def pinned_seconds(self) -> float: ...
+    @property
+    def morph_seconds(self) -> float: ...
+    @property
+    def searches(self) -> int: ...
+    @property
     def failed(self) -> bool: ...
     @property
     def subject(self) -> SubjectInfoLike | None: ...
@@ -206,10 +214,14 @@ def build_report(result: JobResultLike, report_path: str = DEFAULT_REPORT,
                                 for s in result.stale],
         duration_seconds=_round(result.duration),
         explore_seconds=_round(result.explore_seconds),
-        shrink_and_pinned_seconds=_round(result.duration - result.explore_seconds),
         cases_per_second=_round(tally.examples / explore),
         comparisons_per_second=_round(tally.comparisons / explore),
-        declared_probes=tally.declared)
+        declared_probes=tally.declared,
+        witness_search_seconds=_round(result.search_seconds),
+        pinned_seconds=_round(result.pinned_seconds),
+        real_models_seconds=_round(result.real_seconds),
+        morph_track_seconds=_round(result.morph_seconds),
+        witness_searches=result.searches)
     return model.Report(
         report_version=model.REPORT_VERSION,
         verdict="fail" if result.failed else "pass",
