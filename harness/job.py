@@ -51,7 +51,7 @@ from .runs.pinned import check_pinned as check_pinned_rows
 from .runs.real_models import FixtureRun
 from .runs.tally import Tally
 from .runs.third_party import check_subject_witnesses, engine_for
-from .runs.workers import Workers
+from .runs.workers import LOGICAL_SHARDS, Workers, logical_shards
 from .strategies.declared import declared_cases
 from .subjects.upstream import UPSTREAM
 
@@ -97,8 +97,11 @@ class JobResult:
     pinned_seconds: float = 0.0
     search_seconds: float = 0.0
     morph_seconds: float = 0.0
-    #: Witness searches run (failures, classes without a pinned witness still showing them).
-    searches: int = 0
+    #: Witness searches run (failures, classes without a pinned witness still showing them),
+    #: as "class <id>" / "failure <signature>".
+    searched: tuple[str, ...] = ()
+    #: ``(I, N)``: this run is shard I of N (``--shard I/N``); None: the whole run.
+    shard: tuple[int, int] | None = None
 
     @property
     def real_failures(self) -> int:
@@ -126,13 +129,16 @@ def run(*, profile_name: str, seed_value: int, examples: int | None, command: st
         database: ExampleDatabase | None = None,
         phase: Callable[[str], None] | None = None,
         shrink: bool = True, with_morph_track: bool = True, declared: bool = True,
-        real_fixtures: tuple[str, ...] = CONFORMANCE_FIXTURES,
-        subject: str | None = None) -> JobResult:
+        real_fixtures: tuple[str, ...] | None = None,
+        subject: str | None = None, shard: tuple[int, int] | None = None) -> JobResult:
     """The whole job. ``workers`` > 1 shards the exploration by seed across processes and
     spreads the witness searches and real models over them; ``database`` replays the
     failing cases stored there first and stores this run's. ``subject``: a third-party
     subject's spec in place of our reference. ``declared``: after the exploration, run
-    every declared probe once (our reference only)."""
+    every declared probe once (our reference only). ``shard``: ``(I, N)`` runs job shard
+    I of N only: the logical shards ``k % N == I - 1`` of the exploration and the
+    real-model fixtures of the same positions; shard 1 also replays the database and runs
+    the declared probes and the morph track (``harness.report.merge`` joins the reports)."""
     profile = PROFILES[profile_name]
     budget = examples if examples is not None else profile.examples
     real_budget = profile.real_examples if real_examples is None else real_examples
@@ -146,9 +152,20 @@ def run(*, profile_name: str, seed_value: int, examples: int | None, command: st
 
     if subject is not None:
         database, with_morph_track = None, False
-    with Workers(workers, profile, seed_value, strategy, subject) as pool:
+    mine = shard_positions(shard)
+    if shard is not None and shard[0] != 1:
+        declared, with_morph_track = False, False
+    if real_fixtures is None:  # the profile's: its first real_fixtures (None: all)
+        real_fixtures = CONFORMANCE_FIXTURES[:profile.real_fixtures]
+    real_fixtures = tuple(f for i, f in enumerate(real_fixtures) if mine(i))
+    # No more processes than there are shards or fixtures to spread over them (a pool's
+    # start-up costs seconds; the report is the same either way).
+    spread = len(real_fixtures) if real_budget >= 0 else 0
+    workers = min(workers, max(logical_shards(budget), spread, 1))
+    with Workers(workers, profile, seed_value, strategy, subject,
+                 shards=[k for k in range(LOGICAL_SHARDS) if mine(k)]) as pool:
         replayed = 0
-        if database is not None:
+        if database is not None and (shard is None or shard[0] == 1):
             say("replaying the example database")
             replayed = example_db.replay_failures(database, ENGINE, tally)
         say(f"exploring {budget} generated cases")
@@ -165,10 +182,10 @@ def run(*, profile_name: str, seed_value: int, examples: int | None, command: st
             pinned = check_pinned_rows() if subject is None else check_subject_witnesses(subject)
             adopt_pinned(tally, pinned.witnesses)
         pinned_seconds = time.perf_counter() - started - explored
-        searched = 0
+        searched: tuple[str, ...] = ()
         if shrink:
             targets = shrink_targets(tally, pinned.witnesses)
-            searched = len(targets)
+            searched = tuple(f"{kind} {key}" for kind, key in targets)
             if targets:
                 say(f"searching {len(targets)} witnesses")
             try:
@@ -198,7 +215,15 @@ def run(*, profile_name: str, seed_value: int, examples: int | None, command: st
                      replayed=replayed, morph_track=morph,
                      subject=subject_info(subject) if subject is not None else None,
                      pinned_seconds=pinned_seconds, search_seconds=search_seconds,
-                     morph_seconds=morph_seconds, searches=searched)
+                     morph_seconds=morph_seconds, searched=searched, shard=shard)
+
+
+def shard_positions(shard: tuple[int, int] | None) -> Callable[[int], bool]:
+    """Which positions (logical shards, real-model fixtures) job shard ``(I, N)`` takes."""
+    if shard is None:
+        return lambda _: True
+    index, count = shard
+    return lambda position: position % count == index - 1
 
 
 def run_declared() -> Tally:

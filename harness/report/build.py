@@ -55,7 +55,9 @@ class JobResultLike(Protocol):
     @property
     def morph_seconds(self) -> float: ...
     @property
-    def searches(self) -> int: ...
+    def searched(self) -> tuple[str, ...]: ...
+    @property
+    def shard(self) -> tuple[int, int] | None: ...
     @property
     def failed(self) -> bool: ...
     @property
@@ -221,17 +223,19 @@ def build_report(result: JobResultLike, report_path: str = DEFAULT_REPORT,
         pinned_seconds=_round(result.pinned_seconds),
         real_models_seconds=_round(result.real_seconds),
         morph_track_seconds=_round(result.morph_seconds),
-        witness_searches=result.searches)
+        witness_searches=list(result.searched))
     return model.Report(
         report_version=model.REPORT_VERSION,
         verdict="fail" if result.failed else "pass",
         summary=summary,
         header=model.Header(command=result.command, profile=result.profile.name,
-                            seed=result.seed, workers=result.workers,
+                            seed=result.seed,
                             subject=("reference (implementation/, strict; lenient track "
                                      "where strict refuses)" if result.subject is None else
                                      f"{result.subject.name} ({result.subject.version})"),
-                            environment=dict(result.environment)),
+                            environment=dict(result.environment),
+                            shard=(f"{result.shard[0]}/{result.shard[1]}"
+                                   if result.shard is not None else None)),
         failures=failures(tally, report_path=report_path),
         harness_errors=list(tally.errors),
         classes=classes,

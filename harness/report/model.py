@@ -133,20 +133,23 @@ class Summary:
     real_models_seconds: float = 0.0
     morph_track_seconds: float = 0.0
     #: Witness searches run: one per failure signature and per class met with no pinned
-    #: witness still showing it (docs/decisions/0029-pinned-witnesses-first.md).
-    witness_searches: int = 0
+    #: witness still showing it (docs/decisions/0029-pinned-witnesses-first.md), as
+    #: "class <id>" or "failure <signature>".
+    witness_searches: list[str] = field(default_factory=list)
 
 
 @dataclass
 class Header:
-    """How the run was made: command, profile, seed, workers, subject, versions."""
+    """How the run was made: command, profile, seed, subject, versions; and, for one shard
+    of a run (``--shard I/N``), which. The number of processes is not recorded: it does not
+    change the report (docs/decisions/0030-logical-shards.md)."""
 
     command: str
     profile: str
     seed: int
-    workers: int
     subject: str
     environment: dict[str, str]
+    shard: str | None = None
 
 
 @dataclass

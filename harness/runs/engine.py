@@ -34,7 +34,7 @@ from ..core.observation import Observation
 from ..core.profiles import Profile
 from ..judge.classify import Explainer, Judgement, Verdict, judge
 from ..subjects.protocol import ALL_CAPABILITIES
-from .tally import Tally, Witness, case_size, failure_signature
+from .tally import Tally, Witness, case_size, failure_signature, no_larger
 
 Observer = Callable[[Case], list[Observation]]
 
@@ -178,7 +178,7 @@ def adopt_pinned(tally: Tally, pinned: Mapping[str, Witness]) -> None:
     met a smaller one."""
     for cls, witness in pinned.items():
         held = tally.class_witness.get(cls)
-        if held is not None and witness.size <= held.size:
+        if held is not None and no_larger(witness, held):
             tally.class_witness[cls] = witness
 
 
@@ -187,5 +187,5 @@ def adopt_witnesses(tally: Tally, targets: Sequence[Target],
     """Keep each searched witness that is no larger than the explored one."""
     for (kind, key), hit in zip(targets, found, strict=True):
         store = tally.class_witness if kind == "class" else tally.failure_witness
-        if hit is not None and hit.size <= store[key].size:
+        if hit is not None and no_larger(hit, store[key]):
             store[key] = hit
