@@ -125,6 +125,10 @@ def test_section_contents(report: dict[str, Any]) -> None:
     assert shares == pytest.approx(1.0, abs=0.05)  # medians of shares summing to ~1
     assert {"generation", "upstream_subject", "reference_subject",
             "classification"} <= set(harness["split_summary"])
+    subjects = (harness["split_summary"]["upstream_subject"]["median"]
+                + harness["split_summary"]["reference_subject"]["median"])
+    assert 0 < harness["subjects_share"]["median"] < 1
+    assert harness["subjects_share"]["median"] == pytest.approx(subjects, abs=0.05)
 
     if "skipped" not in report["decode"]:
         assert report["decode"]["ids"] == TINY_DECODE_IDS
