@@ -187,9 +187,10 @@ def run(*, profile_name: str, seed_value: int, examples: int | None, command: st
             targets = shrink_targets(tally, pinned.witnesses)
             searched = tuple(f"{kind} {key}" for kind, key in targets)
             if targets:
-                say(f"searching {len(targets)} witnesses")
+                say(f"witness searches: 0/{len(targets)}")
             try:
-                adopt_witnesses(tally, targets, pool.search(targets))
+                adopt_witnesses(tally, targets, pool.search(
+                    targets, lambda k: say(f"witness searches: {k}/{len(targets)}")))
             except HarnessError as exc:
                 tally.errors.append(str(exc))
             except Exception as exc:  # a worker's own bug, re-raised here by the pool

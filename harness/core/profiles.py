@@ -28,7 +28,7 @@ PROFILES: dict[str, Profile] = {
     p.name: p
     for p in (
         Profile("smoke", 20, 5, 20, 5, "seconds: the command line's own tests",
-                real_corpus=60, real_fixtures=1),
+                real_corpus=60, real_fixtures=2),
         Profile("dev", 300, 150, 400, 500, "a quick look while developing",
                 real_corpus=300),
         Profile("ci", 3000, 300, 800, 20000,

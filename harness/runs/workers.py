@@ -256,13 +256,24 @@ class Workers:
             progress(tally)
         return tally
 
-    def search(self, targets: list[Target]) -> list[Witness | None]:
+    def search(self, targets: list[Target],
+               done: Callable[[int], None] | None = None) -> list[Witness | None]:
+        """One witness search per target, in order; ``done(k)`` after the k-th."""
+        found: list[Witness | None] = []
         if self._pool is None:
-            return [self.engine.search(self.strategy, t, self.profile, self.seed)
-                    for t in targets]
+            for target in targets:
+                found.append(self.engine.search(self.strategy, target, self.profile,
+                                                self.seed))
+                if done is not None:
+                    done(len(found))
+            return found
         futures = [self._pool.submit(_search, t, self.profile, self.seed, self.subject)
                    for t in targets]
-        return [_result(future) for future in futures]
+        for future in futures:
+            found.append(_result(future))
+            if done is not None:
+                done(len(found))
+        return found
 
     def real_models(self, examples: int, fixtures: tuple[str, ...]) -> list[FixtureRun]:
         corpus_size = self.profile.real_corpus
