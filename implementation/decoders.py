@@ -30,7 +30,7 @@ from typing import Protocol
 from .byte_level import ByteLevelDecoder, byte_level_from_json
 from .errors import clip, excerpt
 from .jsonfields import Node
-from .metaspace import PrependScheme, metaspace_decoder_from_json
+from .metaspace import MetaspaceDecoder, PrependScheme, metaspace_decoder_from_json
 from .patterns import Pattern, pattern_from_json
 
 REPLACEMENT_CHARACTER = "\ufffd"
@@ -214,6 +214,9 @@ class Replace:
 # ---------------------------------------------------------------------------
 # Metaspace (the decoder itself: implementation/metaspace.py)
 # ---------------------------------------------------------------------------
+
+#: The Metaspace decoder, by its JSON type name among the decoder types.
+Metaspace = MetaspaceDecoder
 
 
 def metaspace_decode_upstream(
