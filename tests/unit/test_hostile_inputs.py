@@ -131,6 +131,18 @@ def test_catastrophic_regex_inside_a_sequence_and_a_lookahead() -> None:
                                         "$.normalizer.normalizers[1].pattern.Regex")
 
 
+@pytest.mark.parametrize("depth", [101, 1000, 4000])
+def test_a_deeply_nested_replace_regex_is_refused_by_name(depth: int) -> None:
+    """Once Python's re read Replace regexes and raised RecursionError from 1,000 nested
+    groups; the one parser refuses past 100 (decision 0029)."""
+    data = document()
+    data["normalizer"] = {"type": "Replace", "content": "X",
+                          "pattern": {"Regex": "(" * depth + "a" + ")" * depth}}
+    error = refusal(data)
+    assert (error.rule, error.path) == ("unsupported-component", "$.normalizer.pattern.Regex")
+    assert "nested more than 100 deep" in error.message
+
+
 def test_a_huge_regex_is_refused_without_being_translated() -> None:
     data = document()
     data["normalizer"] = {"type": "Replace", "pattern": {"Regex": "a" * 5_000_000},
