@@ -28,10 +28,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import regex  # type: ignore[import-untyped, unused-ignore]
 
 import implementation as ref
-from implementation.patterns import translate_oniguruma
-from implementation.regex_safety import BacktrackingRiskError, check_backtracking
+from implementation.oniguruma import REPLACE, emit, parse
+from implementation.regex_safety import MEETING_RUNS, BacktrackingRiskError, check_backtracking
 from implementation.sources import MAX_NESTING
 from implementation.unified import Image, Video, load_dual_track
 
@@ -128,6 +129,18 @@ def test_catastrophic_regex_inside_a_sequence_and_a_lookahead() -> None:
     error = refusal(json.dumps(data))
     assert (error.rule, error.path) == ("regex-backtracking",
                                         "$.normalizer.normalizers[1].pattern.Regex")
+
+
+@pytest.mark.parametrize("depth", [101, 1000, 4000])
+def test_a_deeply_nested_replace_regex_is_refused_by_name(depth: int) -> None:
+    """Once Python's re read Replace regexes and raised RecursionError from 1,000 nested
+    groups; the one parser refuses past 100 (decision 0031)."""
+    data = document()
+    data["normalizer"] = {"type": "Replace", "content": "X",
+                          "pattern": {"Regex": "(" * depth + "a" + ")" * depth}}
+    error = refusal(data)
+    assert (error.rule, error.path) == ("unsupported-component", "$.normalizer.pattern.Regex")
+    assert "nested more than 100 deep" in error.message
 
 
 def test_a_huge_regex_is_refused_without_being_translated() -> None:
@@ -384,20 +397,25 @@ REFUSED = (*CATASTROPHIC, "a*a*b", "(a+b?)+$", "(a{1,2})+$", "(a+){2,5}c", ".*x.
            "\\s*\\n\\s*x", "(?:(?:a?)*b)*c", "(?:^|$)ab")
 
 
+def check_replace(pattern: str) -> None:
+    """The analysis of a Replace regex: its criterion over its tree."""
+    check_backtracking(parse(pattern, REPLACE), MEETING_RUNS)
+
+
 @pytest.mark.parametrize("pattern", KEPT)
 def test_harmless_patterns_are_kept(pattern: str) -> None:
-    check_backtracking(translate_oniguruma(pattern))
+    check_replace(pattern)
 
 
 @pytest.mark.parametrize("pattern", REFUSED)
 def test_backtracking_patterns_are_refused(pattern: str) -> None:
     with pytest.raises(BacktrackingRiskError):
-        check_backtracking(translate_oniguruma(pattern))
+        check_replace(pattern)
 
 
 def test_line_start_translation_has_no_alternation() -> None:
     # '^' once was (?:\A|(?<=\n)(?!\Z)): two routes the analysis would count as two reads.
-    assert "|" not in translate_oniguruma("^")
+    assert "|" not in emit(parse("^", REPLACE))
 
 
 def random_pattern(rng: random.Random, depth: int = 0) -> str:
@@ -425,18 +443,18 @@ def test_kept_random_patterns_stay_fast_on_adversarial_texts() -> None:
              "b" * 240 + "\n", "\n" * 240 + "c"]
     kept = 0
     for _ in range(300):
-        translated = translate_oniguruma(random_pattern(rng))
+        tree = parse(random_pattern(rng), REPLACE)
         try:
-            check_backtracking(translated)
+            check_backtracking(tree, MEETING_RUNS)
         except BacktrackingRiskError:
             continue
         kept += 1
-        compiled = re.compile(translated)
+        compiled: Any = regex.compile(emit(tree))
         for text in texts:
             started = time.monotonic()
             for _match in compiled.finditer(text):
                 pass
-            assert time.monotonic() - started < 0.5, (translated, text[:8])
+            assert time.monotonic() - started < 0.5, (emit(tree), text[:8])
     assert kept > 50
 
 
@@ -444,7 +462,7 @@ def test_analysis_budget_refuses_rather_than_hangs() -> None:
     wide = "(" + "|".join(f"{c}[ab]*" for c in "abcdefghijklmnopqrstuvwxyz" * 8) + ")+$"
     started = time.monotonic()
     with pytest.raises(BacktrackingRiskError):
-        check_backtracking(translate_oniguruma(wide))
+        check_replace(wide)
     assert time.monotonic() - started < SECONDS
 
 
