@@ -24,7 +24,7 @@ import math
 import operator
 import re
 import struct
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
 
@@ -79,6 +79,10 @@ class _Merge:
     path: str
 
 
+#: One word's tokens as columns: ids, values, starts, ends (character offsets in the word).
+Columns = tuple[Sequence[int], Sequence[str], Sequence[int], Sequence[int]]
+
+
 def _pair_key(left: int, right: int) -> int:
     return (left << 32) | right
 
@@ -128,7 +132,8 @@ class BpeModel:
         self.dropout = dropout
         self._strict = strict
         self._byte_ids: list[int | None] = [vocab.get(piece) for piece in _BYTE_PIECES]
-        self._cache: dict[str, tuple[BpeToken, ...]] = {}
+        #: Word -> its tokens as columns (tuples), for words upstream would cache.
+        self._cache: dict[str, Columns] = {}
         #: Pieces of long words (see _cuts): initial ids -> (surviving indices, their ids).
         self._piece_cache: dict[tuple[int, ...], tuple[tuple[int, ...], tuple[int, ...]]] = {}
         self._junctions = junctions
@@ -195,22 +200,41 @@ class BpeModel:
     # -- encoding ---------------------------------------------------------------
     def tokenize(self, word: str) -> list[BpeToken]:
         """Tokenize one pre-token; spans are character offsets within ``word``."""
+        return [BpeToken(*token) for token in zip(*self.word_columns(word), strict=True)]
+
+    def word_columns(self, word: str) -> Columns:
+        """``tokenize(word)`` as columns (ids, values, starts, ends), never a token object:
+        what the pipeline reads. The columns of a word upstream would cache are kept (the
+        same result every time: neither the cache nor its capacity changes any output) and
+        must not be mutated."""
         if not word:
-            return []
+            return ((), (), (), ())
         if self.dropout is not None:
             # dropout == 1.0: upstream skips every merge, the cache and ignore_merges.
-            return self._symbols_to_tokens(*self._word_symbols(word))
+            ids, starts, ends = self._word_symbols(word)
+            return ids, list(map(self._vocab_r.__getitem__, ids)), starts, ends
         if self.ignore_merges:
             token_id = self._vocab.get(word)
             if token_id is not None:
-                return [BpeToken(token_id, word, 0, len(word))]
+                return (token_id,), (word,), (0,), (len(word),)
         cached = self._cache.get(word)
         if cached is not None:
-            return list(cached)
-        tokens = self._merged_tokens(word)
-        if len(self._cache) < CACHE_CAPACITY and _cacheable(word):
-            self._cache[word] = tuple(tokens)
-        return tokens
+            return cached
+        if not _cacheable(word):
+            long = self.long_word_columns(word)
+            assert long is not None  # dropout and a whole-word ignore_merges: handled above
+            return long
+        ids, starts, ends = self._word_symbols(word)
+        alive = _merge_all(ids, ends, self._merges)
+        if len(alive) != len(ids):
+            ids = [ids[i] for i in alive]
+            starts = [starts[i] for i in alive]
+            ends = [ends[i] for i in alive]
+        columns: Columns = (tuple(ids), tuple(map(self._vocab_r.__getitem__, ids)),
+                            tuple(starts), tuple(ends))
+        if len(self._cache) < CACHE_CAPACITY:
+            self._cache[word] = columns
+        return columns
 
     def long_word_columns(
         self, word: str
@@ -312,16 +336,12 @@ class BpeModel:
         return alive, merged
 
     def _merged_tokens(self, word: str) -> list[BpeToken]:
+        """The whole word merged at once, as tokens (what the piece-by-piece merge of a long
+        word must equal: the tests compare the two)."""
         ids, starts, ends = self._word_symbols(word)
         alive = _merge_all(ids, ends, self._merges)
         vocab_r = self._vocab_r
         return [BpeToken(ids[i], vocab_r[ids[i]], starts[i], ends[i]) for i in alive]
-
-    def _symbols_to_tokens(
-        self, ids: list[int], starts: list[int], ends: list[int]
-    ) -> list[BpeToken]:
-        vocab_r = self._vocab_r
-        return [BpeToken(i, vocab_r[i], s, e) for i, s, e in zip(ids, starts, ends, strict=True)]
 
     def _word_symbols(self, word: str) -> tuple[list[int], list[int], list[int]]:
         """Upstream ``merge_word`` before merging: (ids, starts, ends) of the initial symbols."""

@@ -104,6 +104,11 @@ _set_id, _set_token, _set_start, _set_end, _set_track, _set_metadata = (
 )
 
 
+#: Up to this many tokens, ``model_tokens`` sets the fields token by token (the column
+#: by column passes cost more to set up than they save).
+_FEW_TOKENS = 8
+
+
 def model_tokens(
     ids: Sequence[int],
     values: Sequence[str],
@@ -117,6 +122,18 @@ def model_tokens(
     if not len(ids) == len(values) == len(starts) == len(ends):  # pragma: no cover - the
         # model gives columns of one length; a guard for other callers
         raise ValueError("model_tokens: columns of different lengths")
+    if len(ids) <= _FEW_TOKENS:  # a word's few tokens: one at a time is cheaper
+        few: list[EncodedToken] = []
+        for token_id, value, start, end in zip(ids, values, starts, ends):  # noqa: B905
+            token = _new(EncodedToken)
+            _set_id(token, token_id)
+            _set_token(token, value)
+            _set_start(token, start)
+            _set_end(token, end)
+            _set_track(token, "bpe")
+            _set_metadata(token, metadata)
+            few.append(token)
+        return few
     tokens: list[EncodedToken] = list(map(_new, repeat(EncodedToken, len(ids))))
     drain = deque[None](maxlen=0).extend
     drain(map(_set_id, tokens, ids))

@@ -155,12 +155,7 @@ class Tokenizer:
             word = piece.text
             metadata = {"word": word_index, "sequence": sequence}
             word_index += 1
-            columns = self.model.long_word_columns(word.text)
-            if columns is None:
-                tokens = self.model.tokenize(word.text)
-                columns = ([t.id for t in tokens], [t.value for t in tokens],
-                           [t.start for t in tokens], [t.end for t in tokens])
-            ids, values, starts, ends = columns
+            ids, values, starts, ends = self.model.word_columns(word.text)
             starts, ends = word.original_spans(starts, ends)
             out.extend(model_tokens(ids, values, starts, ends, metadata))
         return out
