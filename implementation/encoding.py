@@ -145,6 +145,36 @@ def model_tokens(
     return tokens
 
 
+def word_tokens(
+    ids: Sequence[int],
+    values: Sequence[str],
+    starts: Sequence[int],
+    ends: Sequence[int],
+    *,
+    alignments: Sequence[tuple[int, int]],
+    metadata: Mapping[str, int],
+) -> list[EncodedToken] | None:
+    """The tokens of one word of a few tokens (``_FEW_TOKENS`` at most), each spanning the
+    original characters of its characters in the word (``alignments[start][0]`` to
+    ``alignments[end - 1][1]``); None for more tokens or a token of no character (the
+    caller maps such spans through ``NormalizedText.original_spans``)."""
+    if len(ids) > _FEW_TOKENS:
+        return None
+    few: list[EncodedToken] = []
+    for token_id, value, start, end in zip(ids, values, starts, ends):  # noqa: B905
+        if start >= end:  # pragma: no cover - a model token covers a character at least
+            return None
+        token = _new(EncodedToken)
+        _set_id(token, token_id)
+        _set_token(token, value)
+        _set_start(token, alignments[start][0])
+        _set_end(token, alignments[end - 1][1])
+        _set_track(token, "bpe")
+        _set_metadata(token, metadata)
+        few.append(token)
+    return few
+
+
 def contract_violations(seq: EncodedSequence, text: str) -> list[str]:  # pragma: no cover
     # (a checker the property tests call on encodings; encode never calls it)
     """The offset contract's four invariants; returns one line per violation."""

@@ -15,7 +15,7 @@ from .arguments import (
     require_optional_str,
     require_str,
 )
-from .encoding import EncodedSequence, EncodedToken, model_tokens
+from .encoding import EncodedSequence, EncodedToken, model_tokens, word_tokens
 from .errors import DecodeError, EncodeError, excerpt
 
 if TYPE_CHECKING:
@@ -156,8 +156,13 @@ class Tokenizer:
             metadata = {"word": word_index, "sequence": sequence}
             word_index += 1
             ids, values, starts, ends = self.model.word_columns(word.text)
+            few = word_tokens(ids, values, starts, ends, alignments=word.alignments,
+                              metadata=metadata)
+            if few is not None:
+                out += few
+                continue
             starts, ends = word.original_spans(starts, ends)
-            out.extend(model_tokens(ids, values, starts, ends, metadata))
+            out += model_tokens(ids, values, starts, ends, metadata)
         return out
 
     def _pre_tokenized(self, text: str) -> list[_Piece]:
