@@ -24,9 +24,12 @@ _UNSUPPORTED_WHEN_SET = ("truncation", "padding")
 def load_tokenizer(source: Source, *, strict: bool = True) -> Tokenizer:
     """Load a tokenizer.json given as a path, JSON text (str/bytes-like) or a parsed dict.
 
-    How a str is told to be a path or a text: ``implementation/sources.py``
-    (docs/decisions/0018-paths-and-texts.md). A source of another type, or a ``strict``
-    that is not a bool, is a ``TypeError``.
+    A str is a path when it names an existing filesystem entry; else a JSON text when it
+    starts (after JSON whitespace and a byte order mark) with ``{``, ``[`` or ``"`` or is one
+    JSON value (``"null"``, ``"42"``: JSON texts, refused as not an object); else a path
+    (``file-not-found``). Bytes-like: always a JSON text; ``os.PathLike``: always a path
+    (``implementation/sources.py``, docs/decisions/0018-paths-and-texts.md). A source of
+    another type, or a ``strict`` that is not a bool, is a ``TypeError``.
 
     ``strict=True`` (the default) applies the founding decision's rules and this project's
     stricter choices (``docs/decisions/``). ``strict=False`` is lenient mode, for the harness
