@@ -254,7 +254,7 @@ def unk_outside_vocabulary_accepted(mp: pytest.MonkeyPatch) -> None:
     """The strict load no longer checks that unk_token is in the vocabulary."""
     original = bpe.BpeModel.from_json.__func__  # type: ignore[attr-defined]
 
-    def from_json(cls: Any, node: Any, *, strict: bool = True, **options: Any) -> Any:
+    def from_json(cls: Any, /, node: Any, *, strict: bool = True, **options: Any) -> Any:
         unk = node.value.get("unk_token") if isinstance(node.value, dict) else None
         vocab = node.value.get("vocab") if isinstance(node.value, dict) else None
         if strict and isinstance(unk, str) and isinstance(vocab, dict) and unk not in vocab:
