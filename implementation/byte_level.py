@@ -165,6 +165,9 @@ class ByteLevelPreTokenizer:
     options: ByteLevelOptions
 
     def split(self, pieces: list[NormalizedText]) -> list[NormalizedText]:
+        if not self.options.add_prefix_space and not self.options.use_regex:
+            # Llama 3's step after its Split: each piece becomes its bytes' symbols, alone.
+            return [to_byte_level(piece) for piece in pieces if piece.text]
         out: list[NormalizedText] = []
         for piece in pieces:
             if self.options.add_prefix_space and not piece.text.startswith(" "):
