@@ -255,14 +255,14 @@ def unk_outside_vocabulary_accepted(mp: pytest.MonkeyPatch) -> None:
     """The strict load no longer checks that unk_token is in the vocabulary."""
     original = bpe.BpeModel.from_json.__func__  # type: ignore[attr-defined]
 
-    def from_json(cls: Any, node: Any, *, strict: bool = True) -> Any:
+    def from_json(cls: Any, /, node: Any, *, strict: bool = True, **options: Any) -> Any:
         unk = node.value.get("unk_token") if isinstance(node.value, dict) else None
         vocab = node.value.get("vocab") if isinstance(node.value, dict) else None
         if strict and isinstance(unk, str) and isinstance(vocab, dict) and unk not in vocab:
-            model = original(cls, node, strict=False)
+            model = original(cls, node, strict=False, **options)
             model._strict = True
             return model
-        return original(cls, node, strict=strict)
+        return original(cls, node, strict=strict, **options)
 
     mp.setattr(bpe.BpeModel, "from_json", classmethod(from_json))
 

@@ -96,6 +96,12 @@ def test_section_contents(report: dict[str, Any]) -> None:
             for figure in ("reference_chars_per_second", "upstream_chars_per_second", "ratio"):
                 assert entry[mode][figure]["repeats"] == TINY_REPEATS
         assert entry["ids_agree"] == f"{entry['texts']}/{entry['texts']}"
+    fixtures = report["encode"]["fixtures"]  # the tiny scale times Mistral v0.1's file only
+    assert set(fixtures) == {"mistral-v0.1"}
+    for entry in fixtures.values():
+        if "skipped" not in entry:
+            assert entry["load_seconds"]["ratio"]["repeats"] == TINY_REPEATS
+            assert entry["corpus_encode_seconds"]["ratio"]["repeats"] == TINY_REPEATS
 
     growth = report["growth"]
     assert set(growth["sizes"]) == set(TINY_GROWTH_SIZES)

@@ -337,9 +337,31 @@ def test_a_str_that_names_nothing_and_is_not_json_is_a_missing_path(source: str)
 
 @pytest.mark.parametrize(("source", "rule"), [
     ("{", "malformed-json"), ("  [1, 2]", "invalid-type"), ("\ufeff{nope", "malformed-json"),
-    ('{"a": 1,}', "malformed-json")])
+    ('{"a": 1,}', "malformed-json"), ("[", "malformed-json"), ('"unclosed', "malformed-json")])
 def test_a_str_starting_like_json_is_json(source: str, rule: str) -> None:
     assert refusal(source).rule == rule
+
+
+@pytest.mark.parametrize("source", ["null", " null\n", "42", "-1.5e3", "true", '"null"',
+                                    '"tokenizer.json"', "\ufeff 0"])
+def test_a_scalar_json_text_is_json_not_a_file_name(source: str) -> None:
+    """One JSON value is a JSON text (refused: the document must be an object), not a path."""
+    error = refusal(source)
+    assert (error.rule, error.path) == ("invalid-type", "$")
+    assert "expected an object" in error.message
+
+
+@pytest.mark.parametrize("source", ["2024.json", "-v", "NaN", "Infinity", "nulls", "1 2",
+                                    "true.json"])
+def test_a_str_that_is_no_json_value_stays_a_path(source: str) -> None:
+    assert (refusal(source).rule, refusal(source).path) == ("file-not-found", "$")
+
+
+def test_a_file_named_like_a_json_value_is_read_as_that_file(tmp_path: Path,
+                                                             monkeypatch: Any) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "null").write_text(METASPACE.read_text(encoding="utf-8"), encoding="utf-8")
+    ref.load_tokenizer("null")
 
 
 def test_an_existing_path_wins_over_json_looks(tmp_path: Path, monkeypatch: Any) -> None:
