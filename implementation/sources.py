@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NoReturn
 
-from .errors import LoadError, clip, excerpt
+from .errors import LoadError, clip, excerpt, excerpt_file
 from .jsonfields import child_path, json_type
 
 Source = str | bytes | bytearray | memoryview | os.PathLike[str] | Mapping[str, Any]
@@ -85,7 +85,7 @@ def read_document(source: Source, json_path: str = "$") -> Document:
     else:
         origin = _file_name(source)
         file = Path(origin)
-        data = _parse_bytes(_read_file(origin, json_path), excerpt(origin), json_path)
+        data = _parse_bytes(_read_file(origin, json_path), excerpt_file(origin), json_path)
     return Document(data, origin, file)
 
 
@@ -138,19 +138,19 @@ def _read_file(name: str, json_path: str) -> bytes:
             raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR))
         if not stat.S_ISREG(mode):
             raise LoadError("file-unreadable", json_path,
-                            f"cannot read {excerpt(name)}: not a regular file")
+                            f"cannot read {excerpt_file(name)}: not a regular file")
         with open(name, "rb") as handle:
             return handle.read()
     except ValueError as exc:  # NUL in the name, or a string no file name can encode
         raise LoadError("file-not-found", json_path,
-                        f"no file named {excerpt(name)}: {clip(str(exc))}") from None
+                        f"no file named {excerpt_file(name)}: {clip(str(exc))}") from None
     except OSError as exc:
         reason = exc.strerror or type(exc).__name__
         if exc.errno in _NOT_FOUND:
             raise LoadError("file-not-found", json_path,
-                            f"no file named {excerpt(name)}: {reason}") from None
+                            f"no file named {excerpt_file(name)}: {reason}") from None
         raise LoadError("file-unreadable", json_path,
-                        f"cannot read {excerpt(name)}: {reason}") from None
+                        f"cannot read {excerpt_file(name)}: {reason}") from None
 
 
 # -- parsing ------------------------------------------------------------------------------
