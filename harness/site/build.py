@@ -34,7 +34,7 @@ def from_conformance(reports: list[tuple[str, Report]], root: Path) -> Site:
     cells: dict[tuple[str, str], Cell] = {}
     by_class: dict[tuple[str, str], str] = {}
     upstream = {s.key: s.upstream_version for s in subjects}
-    for (path, report), subject in zip(reports, subjects, strict=True):
+    for (_path, report), subject in zip(reports, subjects, strict=True):
         taken = {f.key for f in findings}
         for cls in report.classes:
             key = cls.id if cls.id not in taken else f"{subject.key}--{cls.id}"
@@ -43,7 +43,7 @@ def from_conformance(reports: list[tuple[str, Report]], root: Path) -> Site:
             cells[(key, subject.key)] = Cell("observed" if cls.observed else "absent",
                                              cls.observed)
         for where, entry in _failures(report):
-            key = _slug(f"{subject.key}--{where}{entry.id}")
+            key = f"{subject.key}--{_slug(where + entry.id)}"
             findings.append(_failure_finding(key, entry, subject, upstream[subject.key]))
             cells[(key, subject.key)] = Cell("failure", entry.count)
     for finding in findings:
@@ -111,7 +111,8 @@ def _failure_finding(key: str, entry: Failure, subject: SubjectView, upstream: s
 def _failures(report: Report) -> list[tuple[str, Failure]]:
     found = [("", f) for f in report.failures]
     for fixture in report.real_models.fixtures:
-        found += [(f"{fixture.fixture}-", f) for f in fixture.tally.failures]
+        found += [("" if f.id.startswith(fixture.fixture) else f"{fixture.fixture}-", f)
+                  for f in fixture.tally.failures]
     if report.unified_morph_track is not None:
         found += [("morph-", f) for f in report.unified_morph_track.tally.failures]
     return found

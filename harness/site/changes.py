@@ -106,8 +106,8 @@ def markdown(changes: Changes, against: str) -> str:
     """The difference as Markdown, for a pull request's job summary."""
     lines = [f"## Conformance matrix: changes against {against}", ""]
     if changes.empty():
-        return "\n".join(lines + ["No finding appeared or was fixed; no subject was added "
-                                  "or removed."]) + "\n"
+        return "\n".join([*lines, "No finding appeared or was fixed; no subject was added "
+                           "or removed."]) + "\n"
     for title, rows in (("New findings", changes.new), ("Fixed (trophy case)", changes.fixed)):
         if rows:
             lines += [f"### {title} ({len(rows)})", "", "| subject | finding | severity | "

@@ -76,6 +76,7 @@ table { border-collapse: collapse; margin: .5em 0 1.5em; }
 caption { text-align: left; font-weight: bold; padding: .3em 0; }
 th, td { border: 1px solid #c8c8c8; padding: .25em .5em; vertical-align: top; }
 thead th { background: #f0f0f0; }
+th[scope="row"] { text-align: left; font-weight: normal; }
 td.num, th.num { text-align: right; }
 pre { background: #f6f8fa; padding: .5em; overflow-x: auto; max-width: 100%;
   white-space: pre-wrap; word-break: break-all; }

@@ -185,7 +185,7 @@ def file_page(site: Site, fixture: str) -> str:
             parts.append(f"<h2>{e(subject.name)}</h2><p>Not run on this file.</p>")
             continue
         found = row.by_subject[subject.key]
-        body_rows = [[f'<th scope="row">' + (f'<a href="../findings/{e(k)}.html"><code>{e(k)}'
+        body_rows = [['<th scope="row">' + (f'<a href="../findings/{e(k)}.html"><code>{e(k)}'
                       "</code></a>" if k in keys else f"<code>{e(k)}</code>") + "</th>",
                       f'<td class="num">{n:,}</td>'] for k, n in found.items()]
         total = row.comparisons.get(subject.key, 0)
@@ -215,7 +215,7 @@ def changes_page(changes: Changes | None, against: str) -> str:
         if rows:
             parts.append(table(["subject", "finding", "severity", "before", "now"], [[
                 f'<td>{e(c.subject)}</td>', f"<th scope=\"row\"><code>{e(c.finding)}</code> "
-                f"{e(c.title)}</th>", f"<td>{badge(c.severity) if c.severity in BY_GRADE else e(c.severity)}</td>",
+                f"{e(c.title)}</th>", _grade(c.severity),
                 f"<td>{e(c.before)} ({c.count_before:,})</td>",
                 f"<td>{e(c.after)} ({c.count_after:,})</td>"] for c in rows], e(title)))
     moved = [(s, b, a) for s, (b, a) in changes.by_subject.items()]
@@ -224,6 +224,10 @@ def changes_page(changes: Changes | None, against: str) -> str:
         f"<td>{'better ▲' if a < b else 'worse ▼' if a > b else 'same ='}</td>"]
         for s, b, a in moved], "Subjects that got better or worse"))
     return page("Changes", "\n".join(parts))
+
+
+def _grade(grade: str) -> str:
+    return f"<td>{badge(BY_GRADE[grade].grade) if grade in BY_GRADE else e(grade)}</td>"
 
 
 def legend_page() -> str:

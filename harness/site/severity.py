@@ -28,7 +28,7 @@ GRADES: Final = (
     GradeInfo("empty", 3, "∅", "silently empty or truncated output"),
     GradeInfo("refusal", 4, "⊘", "refusal of a file or input upstream accepts"),
     GradeInfo("crash", 5, "✖", "crash or panic"),
-    GradeInfo("hang", 6, "⌛", "hang"),
+    GradeInfo("hang", 6, "∞", "hang"),
     GradeInfo("garbage", 7, "⁇", "garbage on the protocol"),
 )
 BY_GRADE: Final = {info.grade: info for info in GRADES}

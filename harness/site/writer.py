@@ -21,8 +21,15 @@ from .changes import Changes, snapshot
 from .finding import document_file, finding_page
 from .html import SCRIPT, STYLE
 from .model import Site
-from .pages import (changes_page, file_page, files_page, legend_page, matrix_page,
-                    subject_page, subjects_page)
+from .pages import (
+    changes_page,
+    file_page,
+    files_page,
+    legend_page,
+    matrix_page,
+    subject_page,
+    subjects_page,
+)
 
 MARKER = ".harness-site"
 
@@ -54,10 +61,10 @@ def render(site: Site, *, changes: Changes | None = None, against: str = "",
 
 def write_site(files: dict[str, str], output: Path) -> None:
     """Write ``files`` into ``output``, replacing a previous site there whole."""
-    if output.exists() and not (output / MARKER).is_file():
-        if not output.is_dir() or any(output.iterdir()):
-            raise OutputError(f"{output} exists and is not a site written by this command "
-                              f"(no {MARKER}); choose another --output")
+    if output.exists() and not (output / MARKER).is_file() \
+            and (not output.is_dir() or any(output.iterdir())):
+        raise OutputError(f"{output} exists and is not a site written by this command "
+                          f"(no {MARKER}); choose another --output")
     output.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{output.name}.new-", dir=output.parent))
     try:
