@@ -394,12 +394,14 @@ def _read_report(path: Path) -> Any:
 def _report(args: argparse.Namespace) -> int:
     from .core.canonical import write_atomic
     from .report.markdown import render
+    from .site.records import titles
 
     report = _read_report(args.report)
     against = _read_report(args.against) if args.against is not None else None
     text = render(report, against=against, against_name=(
         args.against.as_posix() if args.against is not None else None),
-        link_base=args.link_base)
+        link_base=args.link_base,
+        titles=titles([c.decision for c in report.classes], Path(".")))
     interrupts.check()
     if args.output is not None:
         write_atomic(args.output, text)

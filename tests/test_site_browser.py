@@ -52,8 +52,8 @@ def _load(tmp: Path, page: Path) -> str:
 
 def _local_links(dom: str, page: Path) -> list[Path]:
     found = []
-    for target in re.findall(r'(?:href|src)="([^"]+)"', dom):
-        target = html.unescape(target)
+    for raw in re.findall(r'(?:href|src)="([^"]+)"', dom):
+        target = html.unescape(raw)
         parsed = urlparse(target)
         if parsed.scheme in ("http", "https", "data", "mailto") or target.startswith("#"):
             continue
