@@ -3,7 +3,7 @@
 Every page and the Markdown summary's titles read these classes only. A builder turns
 reports into a ``Site``: ``harness.site.build.from_conformance`` for conformance reports
 (one per subject) today; a matrix report (``reports/matrix.yaml``) adds another builder,
-not another page. See docs/decisions/0029-site.md.
+not another page. See docs/decisions/0032-site.md.
 """
 
 from __future__ import annotations

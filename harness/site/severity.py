@@ -2,7 +2,7 @@
 
 A grade is derived from the witness' two outcomes (the subject's and upstream's) where the
 data says it; an entry without a witness in the reports takes the grade declared for it in
-``DECLARED`` (keyed by entry id, declared once). See docs/decisions/0029-site.md.
+``DECLARED`` (keyed by entry id, declared once). See docs/decisions/0032-site.md.
 """
 
 from __future__ import annotations

@@ -20,14 +20,17 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import implementation as ref
-from implementation import ambiguity, oniguruma
+from implementation import oniguruma, regex_safety
 from implementation.errors import LoadError
-from implementation.patterns import UnsupportedRegexError
-from implementation.regex_safety import BacktrackingRiskError
+from implementation.oniguruma import RegexError, RegexSyntaxError
+from implementation.regex_safety import INFINITE_AMBIGUITY, BacktrackingRiskError
 from implementation.split import BEHAVIORS
 
 tokenizers = pytest.importorskip("tokenizers")
 pytestmark = pytest.mark.upstream
+
+#: The rules a Regex is refused under (the reference's three regex rules).
+REGEX_RULES = ("unsupported-component", "regex-backtracking", "regex-syntax")
 
 JSON = dict[str, Any]
 
@@ -249,12 +252,12 @@ SHAPES: list[tuple[JSON, tuple[str, str] | None]] = [
     (split({"Other": "x"}), ("invalid-value", f"{PRE}.pattern")),
     (split({"String": 1}), ("invalid-type", f"{PRE}.pattern.String")),
     ({**split({"String": " "}), "pattern": " "}, ("invalid-type", f"{PRE}.pattern")),
-    (split({"Regex": "("}), ("unsupported-component", f"{PRE}.pattern.Regex")),
+    (split({"Regex": "("}), ("regex-syntax", f"{PRE}.pattern.Regex")),
     (split({"Regex": r"\p{Foo}"}), ("unsupported-component", f"{PRE}.pattern.Regex")),
-    (split({"Regex": r"[z-a]"}), ("unsupported-component", f"{PRE}.pattern.Regex")),
-    (split({"Regex": r"(?:^)*"}), ("unsupported-component", f"{PRE}.pattern.Regex")),
-    (split({"Regex": r"a{100001}"}), ("unsupported-component", f"{PRE}.pattern.Regex")),
-    (split({"Regex": r"[\p{L}-z]"}), ("unsupported-component", f"{PRE}.pattern.Regex")),
+    (split({"Regex": r"[z-a]"}), ("regex-syntax", f"{PRE}.pattern.Regex")),
+    (split({"Regex": r"(?:^)*"}), ("regex-syntax", f"{PRE}.pattern.Regex")),
+    (split({"Regex": r"a{100001}"}), ("regex-syntax", f"{PRE}.pattern.Regex")),
+    (split({"Regex": r"[\p{L}-z]"}), ("regex-syntax", f"{PRE}.pattern.Regex")),
     (split({"Regex": r"(?i:ss)"}), ("unsupported-component", f"{PRE}.pattern.Regex")),
     (split({"Regex": r"\w+\b"}), ("unsupported-component", f"{PRE}.pattern.Regex")),
     (split({"Regex": r"(a+)+$"}), ("regex-backtracking", f"{PRE}.pattern.Regex")),
@@ -296,7 +299,7 @@ def test_shapes_and_refusals(pre: JSON, refusal: tuple[str, str] | None) -> None
         assert (info.value.rule, info.value.path) == refusal
         # A shape refusal is upstream's too; a regex refusal is ours alone or both sides'.
         if refusal[0] not in ("unsupported-component", "regex-backtracking"):
-            assert not upstream_loads
+            assert not upstream_loads  # regex-syntax included: Oniguruma's own refusal
 
 
 def test_upstream_folds_ss_to_sharp_s_which_is_why_it_is_refused() -> None:
@@ -304,11 +307,62 @@ def test_upstream_folds_ss_to_sharp_s_which_is_why_it_is_refused() -> None:
     assert [w for w, _ in pre.pre_tokenize_str("ß ss")] == ["ß", "ss"]
 
 
+#: Patterns Oniguruma refuses to compile, one per syntax error the reader names.
+SYNTAX_ERRORS = ["[", "[abc", "[a-", "[]", "[]a", "(a", "((a)", "a)", "(?:a))", "a\\",
+                 "*a", "a|*b", "(?:|+a)", "?a", "{2}a", "a{100001}", "a{,100001}",
+                 "a{1" + "0" * 7 + "}", "[z-a]", "[a-\\d]", "[a-\\s]", "[a-\\w]",
+                 "[a-\\h]", "[a-\\p{L}]", "[\\s-a]", "^*", "$*", "\\A*", "\\z+",
+                 "\\Z?", "(?=a)*", "(?<=a)+", "(?:^)*", "(?:a|^)*", "(?:(?:^))*",
+                 "(?:(?=a)|(?=b))*", "^{2}", "\\p{L", "[\\d-z]"]
+#: Of those, syntax only the Split dialect reads (Replace refuses ``\\p`` by name first).
+SPLIT_ONLY_SYNTAX = frozenset({"\\p{L", "[\\d-z]"})
+#: Near misses Oniguruma compiles: refused (if at all) as unsupported, never as syntax.
+NOT_SYNTAX_ERRORS = ["(^)*", "(?:^a)*", "(?>^)*", "(?:(^))*", "[]a]", "a{3,2}", "{a",
+                     "a{,}", "a**", "[a-]", "(?:)*", "a{0}", "\\p{Foo}"]
+
+
+def _reference_rules(source: str) -> dict[str, str | None]:
+    """The reference's refusal rule (None: it loads) for ``source`` as a Split and as a
+    Replace regex."""
+    documents = {"Split": document(regex_split(source)),
+                 "Replace": document(None, {"type": "Replace", "pattern": {"Regex": source},
+                                            "content": "x"})}
+    rules: dict[str, str | None] = {}
+    for component, doc in documents.items():
+        try:
+            ref.load_tokenizer(doc)
+            rules[component] = None
+        except LoadError as error:
+            rules[component] = error.rule
+    return rules
+
+
+@pytest.mark.parametrize("source", SYNTAX_ERRORS)
+def test_oniguruma_syntax_errors_are_refused_as_regex_syntax(source: str) -> None:
+    """``regex-syntax`` (decision 0031): upstream refuses the pattern too, measured here."""
+    with pytest.raises(Exception, match="Oniguruma error"):
+        tokenizers.Regex(source)
+    rules = _reference_rules(source)
+    assert rules["Split"] == "regex-syntax"
+    assert rules["Replace"] == ("unsupported-component" if source in SPLIT_ONLY_SYNTAX
+                                else "regex-syntax")
+
+
+@pytest.mark.parametrize("source", NOT_SYNTAX_ERRORS)
+def test_patterns_oniguruma_compiles_are_never_regex_syntax(source: str) -> None:
+    if source == "\\p{Foo}":  # an unknown property: Oniguruma refuses, the reader cannot tell
+        with pytest.raises(Exception, match="Oniguruma error"):
+            tokenizers.Regex(source)
+    else:
+        tokenizers.Regex(source)
+    assert "regex-syntax" not in _reference_rules(source).values()
+
+
 @pytest.mark.parametrize("source", ["a\\", "[a\\"])
 def test_a_trailing_backslash_is_refused_as_one(source: str) -> None:
     """A backslash ending the pattern has the empty string as its letter, which is ``in``
     every string: it was once read as a property escape without braces."""
-    with pytest.raises(UnsupportedRegexError, match="trailing backslash"):
+    with pytest.raises(RegexSyntaxError, match="trailing backslash"):
         oniguruma.parse(source)
 
 
@@ -381,7 +435,9 @@ def pattern_outcome(source: str) -> tuple[bool, bool]:
         ref.load_tokenizer(doc)
         ours = True
     except LoadError as error:
-        assert error.rule in ("unsupported-component", "regex-backtracking")
+        assert error.rule in REGEX_RULES
+        # regex-syntax means Oniguruma refuses the pattern too.
+        assert error.rule != "regex-syntax" or not theirs, source
         ours = False
     return theirs, ours
 
@@ -428,8 +484,8 @@ def test_accepted_generated_patterns_stay_fast_on_adversarial_texts() -> None:
         source = _random_pattern(rng)
         try:
             tree = oniguruma.parse(source)
-            ambiguity.check_backtracking(tree)
-        except (UnsupportedRegexError, BacktrackingRiskError):
+            regex_safety.check_backtracking(tree, INFINITE_AMBIGUITY)
+        except (RegexError, BacktrackingRiskError):
             continue
         kept += 1
         compiled: Any = regex.compile(oniguruma.emit(tree))
@@ -474,7 +530,7 @@ def test_the_analysis_itself_is_bounded() -> None:
     source = "|".join(rf"\p{{L}}[^\s\p{{N}}].{i:03d}" for i in range(300))
     started = time.perf_counter()
     with pytest.raises(BacktrackingRiskError, match="too complex to analyse"):
-        ambiguity.check_backtracking(oniguruma.parse(source))
+        regex_safety.check_backtracking(oniguruma.parse(source), INFINITE_AMBIGUITY)
     assert time.perf_counter() - started < 10.0
 
 
@@ -487,6 +543,6 @@ def test_hostile_regexes_are_refused_briefly(source: str) -> None:
     inside (int() of 5,000 digits, recursion)."""
     with pytest.raises(LoadError) as info:
         ref.load_tokenizer(document(regex_split(source)))
-    assert info.value.rule in ("unsupported-component", "regex-backtracking")
+    assert info.value.rule in REGEX_RULES
     assert info.value.path == f"{PRE}.pattern.Regex"
     assert len(info.value.message) < 600

@@ -49,7 +49,7 @@ def test_each_sampled_mutant_is_caught(name: str) -> None:
 def test_the_suite_spans_every_semantic_module() -> None:
     modules = {m.module for m in MUTANTS}
     assert modules >= {"bpe", "tokenizer", "added_vocabulary", "normalizers", "decoders",
-                       "pre_tokenizers", "post_processors", "patterns", "alignment",
+                       "metaspace", "post_processors", "patterns", "alignment",
                        "encoding"}
     assert len(MUTANTS) >= 20
     assert set(SAMPLE) <= set(BY_NAME)

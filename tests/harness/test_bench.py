@@ -96,6 +96,12 @@ def test_section_contents(report: dict[str, Any]) -> None:
             for figure in ("reference_chars_per_second", "upstream_chars_per_second", "ratio"):
                 assert entry[mode][figure]["repeats"] == TINY_REPEATS
         assert entry["ids_agree"] == f"{entry['texts']}/{entry['texts']}"
+    fixtures = report["encode"]["fixtures"]  # the tiny scale times Mistral v0.1's file only
+    assert set(fixtures) == {"mistral-v0.1"}
+    for entry in fixtures.values():
+        if "skipped" not in entry:
+            assert entry["load_seconds"]["ratio"]["repeats"] == TINY_REPEATS
+            assert entry["corpus_encode_seconds"]["ratio"]["repeats"] == TINY_REPEATS
 
     growth = report["growth"]
     assert set(growth["sizes"]) == set(TINY_GROWTH_SIZES)
@@ -125,6 +131,10 @@ def test_section_contents(report: dict[str, Any]) -> None:
     assert shares == pytest.approx(1.0, abs=0.05)  # medians of shares summing to ~1
     assert {"generation", "upstream_subject", "reference_subject",
             "classification"} <= set(harness["split_summary"])
+    subjects = (harness["split_summary"]["upstream_subject"]["median"]
+                + harness["split_summary"]["reference_subject"]["median"])
+    assert 0 < harness["subjects_share"]["median"] < 1
+    assert harness["subjects_share"]["median"] == pytest.approx(subjects, abs=0.05)
 
     if "skipped" not in report["decode"]:
         assert report["decode"]["ids"] == TINY_DECODE_IDS

@@ -26,7 +26,9 @@ pytestmark = pytest.mark.upstream
 ROOT = Path(__file__).resolve().parents[2]
 PHASES = {
     "exploring": ["--examples", "3000"],
-    "shrinking": [],
+    # The example subject has no pinned witnesses: every class it shows is searched, with
+    # dev's budget (smoke's searches can all end within the half second before the signal).
+    "witness searches": ["--subject", "example", "--profile", "dev", "--examples", "20"],
     "real models": [],
 }
 BEFORE = "# the committed report, which an interrupted run must leave as it is\n"

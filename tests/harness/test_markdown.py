@@ -159,7 +159,7 @@ def test_a_file_that_is_not_a_complete_report_is_refused(
     for name, text in (("empty.yaml", "{}\n"), ("list.yaml", "- 1\n"),
                        ("old.yaml", "verdict: pass\n"),
                        ("cut.yaml", (DATA / "with-failure.yaml").read_text(
-                           encoding="utf-8")[:3000])):
+                           encoding="utf-8")[:3000].rsplit("\n", 1)[0] + "\n")):
         path = tmp_path / name
         path.write_text(text, encoding="utf-8")
         assert main(["report", "--markdown", str(path)]) == 2

@@ -99,7 +99,7 @@ def test_two_workers_write_a_report_of_the_same_structure(
         capsys: pytest.CaptureFixture[str]) -> None:
     monkeypatch.chdir(tmp_path)  # the default example database lands in tmp_path
     reports = {}
-    for workers, examples in ((1, 20), (2, 40)):
+    for workers, examples in ((1, 20), (2, 128)):  # 128 cases: two logical shards
         path = tmp_path / f"workers-{workers}.yaml"
         code = main(["conformance", "--profile", tiny.name, "--examples", str(examples),
                      "--real-examples", "-1", "--workers", str(workers),
@@ -111,7 +111,7 @@ def test_two_workers_write_a_report_of_the_same_structure(
     assert captured.err == ""  # standard error is no terminal here: no progress line
     assert "explored by 2 workers" in captured.out
     one, two = reports[1], reports[2]
-    assert two["summary"]["examples"] == 40
+    assert two["summary"]["examples"] == 128
     assert one["summary"]["examples"] == 20
     operations = two["summary"]["by_operation"]
     assert sum(c["compared"] for c in operations.values()) == two["summary"]["comparisons"]
@@ -130,12 +130,12 @@ def test_two_workers_write_a_report_of_the_same_structure(
 
 def test_progress_reaches_the_caller_from_the_workers(tiny: Profile) -> None:
     seen: list[tuple[int, int]] = []
-    result = job.run(profile_name=tiny.name, seed_value=3, examples=40, command="t",
+    result = job.run(profile_name=tiny.name, seed_value=3, examples=128, command="t",
                      check_pinned=False, real_examples=-1, workers=2, with_morph_track=False,
                      progress=lambda s: seen.append((s.examples, s.comparisons)))
     assert seen, "no progress was reported"
-    assert seen[-1] == (40, result.tally.comparisons)
-    assert all(done <= 40 for done, _ in seen)
+    assert seen[-1] == (128, result.tally.comparisons)
+    assert all(done <= 128 for done, _ in seen)
 
 
 # --- the progress line -------------------------------------------------------------------

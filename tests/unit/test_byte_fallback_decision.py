@@ -453,3 +453,67 @@ def test_decode_runs_one_replacement_per_byte_of_an_invalid_run(
 ) -> None:
     tok = ref.load_tokenizer(bf_document(byte_alphabet(), decoder=decoder))
     assert tok.decode(ids, skip_special_tokens=skip) == expected
+
+
+# ---------------------------------------------------------------------------
+# The founding decoder-shape rule is checked before the model's tables are built
+# ---------------------------------------------------------------------------
+
+def _huge_byte_fallback_document(decoder: Any) -> dict[str, Any]:
+    """A byte_fallback vocabulary of 20,000 two-letter strings and their merges."""
+    letters = [chr(0x4E00 + i) for i in range(20_000)]
+    pairs = [(letters[i], letters[i + 1]) for i in range(0, len(letters) - 1, 2)]
+    vocab = [*ALPHABET, *letters, *(a + b for a, b in pairs)]
+    return probe_document(vocab, [list(p) for p in pairs], byte_fallback=True, decoder=decoder)
+
+
+def _count_builds(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Record every build of the model's tables (the merge map and the model itself)."""
+    from implementation import bpe
+
+    built: list[str] = []
+    merge_map, init = bpe._merge_map, bpe.BpeModel.__init__
+
+    def counted_merge_map(*columns: Any) -> Any:
+        built.append("merge map")
+        return merge_map(*columns)
+
+    def counted_init(self: Any, **fields: Any) -> None:
+        built.append("model")
+        init(self, **fields)
+
+    monkeypatch.setattr(bpe, "_merge_map", counted_merge_map)
+    monkeypatch.setattr(bpe.BpeModel, "__init__", counted_init)
+    return built
+
+
+@pytest.mark.parametrize("decoder", [None, {"type": "Fuse"},
+                                     decoder_sequence(["ByteFallback", "Fuse"])])
+def test_a_decoder_shape_refusal_builds_no_table(decoder: Any,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    document = _huge_byte_fallback_document(decoder)
+    built = _count_builds(monkeypatch)
+    with pytest.raises(ref.LoadError) as info:
+        ref.load_tokenizer(document)
+    assert info.value.rule == "decoder-shape"
+    assert built == []
+    # The lenient load of the same file, and the strict load with Llama's chain, build both.
+    ref.load_tokenizer(document, strict=False)
+    assert built == ["merge map", "model"]
+    ref.load_tokenizer(_huge_byte_fallback_document(llama_decoder()))
+    assert built == ["merge map", "model"] * 2
+
+
+def test_the_refusal_order_is_kept_when_several_rules_are_broken() -> None:
+    """The model's own checks still come first (the order decides which refusal a file with
+    several faults gets, and the pinned oracles record it): an incomplete alphabet without a
+    decoder is refused by the alphabet rule, a merge out of the vocabulary before both."""
+    assert refusal_rule(ORDERING) == "byte-alphabet-incomplete"
+    bad_merge = probe_document(["<unk>", "<0x58>"], [["<unk>", "x"]], byte_fallback=True)
+    assert refusal_rule(bad_merge) == "merge-out-of-vocabulary"
+
+
+def refusal_rule(document: dict[str, Any]) -> str:
+    with pytest.raises(ref.LoadError) as info:
+        ref.load_tokenizer(document)
+    return info.value.rule

@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from implementation import oniguruma
 from implementation.decoders import (
     ByteFallback,
     Decoder,
@@ -30,8 +31,7 @@ from implementation.decoders import (
 )
 from implementation.errors import LoadError
 from implementation.jsonfields import Node
-from implementation.patterns import translate_oniguruma
-from implementation.pre_tokenizers import PrependScheme
+from implementation.metaspace import PrependScheme
 
 FFFD = "\ufffd"
 
@@ -309,13 +309,13 @@ def test_unsupported_regex_is_refused(pattern: str) -> None:
 )
 def test_regex_upstream_refuses_is_refused(pattern: str) -> None:
     assert refusal({"type": "Replace", "pattern": {"Regex": pattern}, "content": "X"}).rule == (
-        "unsupported-component"
+        "regex-syntax"
     )
 
 
 def test_translation_is_stable() -> None:
-    assert translate_oniguruma("▁+") == "▁+"
-    assert translate_oniguruma("$") == "(?m:$)"
+    assert oniguruma.emit(oniguruma.parse("▁+", oniguruma.REPLACE)) == "\\u2581+"
+    assert oniguruma.emit(oniguruma.parse("$", oniguruma.REPLACE)) == "(?=\\n|\\Z)"
 
 
 # ---------------------------------------------------------------------------

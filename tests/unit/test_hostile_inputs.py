@@ -28,10 +28,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import regex  # type: ignore[import-untyped, unused-ignore]
 
 import implementation as ref
-from implementation.patterns import translate_oniguruma
-from implementation.regex_safety import BacktrackingRiskError, check_backtracking
+from implementation.oniguruma import REPLACE, emit, parse
+from implementation.regex_safety import MEETING_RUNS, BacktrackingRiskError, check_backtracking
 from implementation.sources import MAX_NESTING
 from implementation.unified import Image, Video, load_dual_track
 
@@ -128,6 +129,18 @@ def test_catastrophic_regex_inside_a_sequence_and_a_lookahead() -> None:
     error = refusal(json.dumps(data))
     assert (error.rule, error.path) == ("regex-backtracking",
                                         "$.normalizer.normalizers[1].pattern.Regex")
+
+
+@pytest.mark.parametrize("depth", [101, 1000, 4000])
+def test_a_deeply_nested_replace_regex_is_refused_by_name(depth: int) -> None:
+    """Once Python's re read Replace regexes and raised RecursionError from 1,000 nested
+    groups; the one parser refuses past 100 (decision 0031)."""
+    data = document()
+    data["normalizer"] = {"type": "Replace", "content": "X",
+                          "pattern": {"Regex": "(" * depth + "a" + ")" * depth}}
+    error = refusal(data)
+    assert (error.rule, error.path) == ("unsupported-component", "$.normalizer.pattern.Regex")
+    assert "nested more than 100 deep" in error.message
 
 
 def test_a_huge_regex_is_refused_without_being_translated() -> None:
@@ -324,9 +337,31 @@ def test_a_str_that_names_nothing_and_is_not_json_is_a_missing_path(source: str)
 
 @pytest.mark.parametrize(("source", "rule"), [
     ("{", "malformed-json"), ("  [1, 2]", "invalid-type"), ("\ufeff{nope", "malformed-json"),
-    ('{"a": 1,}', "malformed-json")])
+    ('{"a": 1,}', "malformed-json"), ("[", "malformed-json"), ('"unclosed', "malformed-json")])
 def test_a_str_starting_like_json_is_json(source: str, rule: str) -> None:
     assert refusal(source).rule == rule
+
+
+@pytest.mark.parametrize("source", ["null", " null\n", "42", "-1.5e3", "true", '"null"',
+                                    '"tokenizer.json"', "\ufeff 0"])
+def test_a_scalar_json_text_is_json_not_a_file_name(source: str) -> None:
+    """One JSON value is a JSON text (refused: the document must be an object), not a path."""
+    error = refusal(source)
+    assert (error.rule, error.path) == ("invalid-type", "$")
+    assert "expected an object" in error.message
+
+
+@pytest.mark.parametrize("source", ["2024.json", "-v", "NaN", "Infinity", "nulls", "1 2",
+                                    "true.json"])
+def test_a_str_that_is_no_json_value_stays_a_path(source: str) -> None:
+    assert (refusal(source).rule, refusal(source).path) == ("file-not-found", "$")
+
+
+def test_a_file_named_like_a_json_value_is_read_as_that_file(tmp_path: Path,
+                                                             monkeypatch: Any) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "null").write_text(METASPACE.read_text(encoding="utf-8"), encoding="utf-8")
+    ref.load_tokenizer("null")
 
 
 def test_an_existing_path_wins_over_json_looks(tmp_path: Path, monkeypatch: Any) -> None:
@@ -384,20 +419,25 @@ REFUSED = (*CATASTROPHIC, "a*a*b", "(a+b?)+$", "(a{1,2})+$", "(a+){2,5}c", ".*x.
            "\\s*\\n\\s*x", "(?:(?:a?)*b)*c", "(?:^|$)ab")
 
 
+def check_replace(pattern: str) -> None:
+    """The analysis of a Replace regex: its criterion over its tree."""
+    check_backtracking(parse(pattern, REPLACE), MEETING_RUNS)
+
+
 @pytest.mark.parametrize("pattern", KEPT)
 def test_harmless_patterns_are_kept(pattern: str) -> None:
-    check_backtracking(translate_oniguruma(pattern))
+    check_replace(pattern)
 
 
 @pytest.mark.parametrize("pattern", REFUSED)
 def test_backtracking_patterns_are_refused(pattern: str) -> None:
     with pytest.raises(BacktrackingRiskError):
-        check_backtracking(translate_oniguruma(pattern))
+        check_replace(pattern)
 
 
 def test_line_start_translation_has_no_alternation() -> None:
     # '^' once was (?:\A|(?<=\n)(?!\Z)): two routes the analysis would count as two reads.
-    assert "|" not in translate_oniguruma("^")
+    assert "|" not in emit(parse("^", REPLACE))
 
 
 def random_pattern(rng: random.Random, depth: int = 0) -> str:
@@ -425,18 +465,18 @@ def test_kept_random_patterns_stay_fast_on_adversarial_texts() -> None:
              "b" * 240 + "\n", "\n" * 240 + "c"]
     kept = 0
     for _ in range(300):
-        translated = translate_oniguruma(random_pattern(rng))
+        tree = parse(random_pattern(rng), REPLACE)
         try:
-            check_backtracking(translated)
+            check_backtracking(tree, MEETING_RUNS)
         except BacktrackingRiskError:
             continue
         kept += 1
-        compiled = re.compile(translated)
+        compiled: Any = regex.compile(emit(tree))
         for text in texts:
             started = time.monotonic()
             for _match in compiled.finditer(text):
                 pass
-            assert time.monotonic() - started < 0.5, (translated, text[:8])
+            assert time.monotonic() - started < 0.5, (emit(tree), text[:8])
     assert kept > 50
 
 
@@ -444,7 +484,7 @@ def test_analysis_budget_refuses_rather_than_hangs() -> None:
     wide = "(" + "|".join(f"{c}[ab]*" for c in "abcdefghijklmnopqrstuvwxyz" * 8) + ")+$"
     started = time.monotonic()
     with pytest.raises(BacktrackingRiskError):
-        check_backtracking(translate_oniguruma(wide))
+        check_replace(wide)
     assert time.monotonic() - started < SECONDS
 
 

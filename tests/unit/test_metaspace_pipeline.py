@@ -21,7 +21,7 @@ from builders import METASPACE, metaspace, metaspace_document
 
 import implementation as ref
 from implementation.decoders import metaspace_decode_upstream
-from implementation.pre_tokenizers import PrependScheme
+from implementation.metaspace import PrependScheme
 
 Tok = tuple[str, int, int, int]  # token, id, start, end
 # (text, tokens, upstream decode skip=True, upstream decode skip=False)
