@@ -120,6 +120,18 @@ def _harness_requirements_without_tokenizers() -> list[str]:
 
 
 @nox.session(python=PYTHON)
+def site(session: nox.Session) -> None:
+    """The static site (matrix, a page per finding, subject and real file) from the
+    committed reports into build/site: no server, no network; open build/site/index.html.
+    Arguments after `--` replace the defaults (REPORT... --output DIR --against OLD...)."""
+    session.install("-e", ".[harness]")
+    args = session.posargs or ["reports/conformance.yaml",
+                               "reports/conformance-transformers-js.yaml",
+                               "--output", "build/site"]
+    session.run("python", "-m", "harness", "site", *args)
+
+
+@nox.session(python=PYTHON)
 def oracles(session: nox.Session) -> None:
     """Regenerate oracles/*.json against a tokenizers version; drift report; --check.
 

@@ -141,6 +141,19 @@ def _parser() -> _Parser:
     orc.add_argument("--root", type=Path, default=Path("."),
                      help="the repository to read and write (default: the current folder)")
 
+    site = sub.add_parser("site", help="render a static HTML site (the matrix, a page per "
+                          "finding, subject and real file) from conformance reports")
+    site.add_argument("reports", type=Path, nargs="+", metavar="REPORT")
+    site.add_argument("--output", type=Path, required=True, metavar="DIR")
+    site.add_argument("--against", type=Path, nargs="+", metavar="OLD",
+                      help="an older report set, or a published site's matrix.json: say "
+                      "what changed (new findings, fixed ones, subjects better or worse)")
+    site.add_argument("--changes", type=Path, metavar="FILE",
+                      help="with --against, also write the changes as Markdown here")
+    site.add_argument("--link-base", default="",
+                      help="prefix of the record links, e.g. "
+                      "https://github.com/OWNER/REPO/blob/SHA/ (default: paths, unlinked)")
+
     # Listed for --help only: `bench` is dispatched before parsing (see main).
     sub.add_parser("bench", add_help=False,
                    help="benchmarks: the reference against tokenizers (encode, cost growth, "
@@ -205,6 +218,8 @@ def _unwritten(arguments: list[str]) -> str:
             elif arg.startswith("--report="):
                 report = Path(arg.split("=", 1)[1])
         return f"{report.as_posix()} was not written"
+    if arguments[:1] == ["site"]:
+        return "nothing was written (a previous site is left as it was)"
     return "nothing was written"
 
 
@@ -220,6 +235,8 @@ def _dispatch(arguments: list[str]) -> int:
         return _oracles(args)
     if args.command == "report":
         return _report(args)
+    if args.command == "site":
+        return _site(args)
     if args.command == "merge":
         return _merge(args)
     return _reproduce(args)
@@ -421,17 +438,58 @@ def _merge(args: argparse.Namespace) -> int:
 def _report(args: argparse.Namespace) -> int:
     from .core.canonical import write_atomic
     from .report.markdown import render
+    from .site.records import titles
 
     report = _read_report(args.report)
     against = _read_report(args.against) if args.against is not None else None
     text = render(report, against=against, against_name=(
         args.against.as_posix() if args.against is not None else None),
-        link_base=args.link_base)
+        link_base=args.link_base,
+        titles=titles([c.decision for c in report.classes], Path(".")))
     interrupts.check()
     if args.output is not None:
         write_atomic(args.output, text)
     else:
         sys.stdout.write(text)
+    return 0
+
+
+def _site(args: argparse.Namespace) -> int:
+    from .core.canonical import write_atomic
+    from .site.build import from_conformance
+    from .site.changes import SnapshotError, compare, markdown, parse_snapshot, snapshot
+    from .site.writer import OutputError, render, write_site
+
+    if args.changes is not None and args.against is None:
+        raise UsageError("python -m harness site: --changes needs --against")
+
+    def load(paths: list[Path]) -> Any:
+        try:
+            return from_conformance([(p.as_posix(), _read_report(p)) for p in paths], Path("."))
+        except ValueError as exc:
+            raise UsageError(f"python -m harness site: {exc}") from None
+
+    site = load(args.reports)
+    changes, against = None, ""
+    if args.against is not None:
+        against = " ".join(p.as_posix() for p in args.against)
+        if len(args.against) == 1 and args.against[0].suffix == ".json":
+            try:
+                old = parse_snapshot(args.against[0].read_text(encoding="utf-8"), against)
+            except (OSError, SnapshotError) as exc:
+                raise UsageError(str(exc).splitlines()[0]) from None
+        else:
+            old = snapshot(load(args.against))
+        changes = compare(snapshot(site), old)
+    files = render(site, changes=changes, against=against, link_base=args.link_base)
+    try:
+        write_site(files, args.output)
+    except OutputError as exc:
+        raise UsageError(str(exc)) from None
+    if args.changes is not None and changes is not None:
+        write_atomic(args.changes, markdown(changes, against))
+    print(f"site: {len(files) - 1} files in {args.output.as_posix()} ({len(site.subjects)} "
+          f"subjects, {len(site.findings)} findings)", file=sys.stderr)
     return 0
 
 

@@ -30,6 +30,7 @@ LAYERS: dict[str, int] = {
     "report": 5,
     "oracles": 6,
     "job": 7,
+    "site": 6,
     "bench": 8,
     "__main__": 9,
     "__init__": 0,

@@ -20,6 +20,7 @@ from harness.__main__ import main
 from harness.report.files import read_report
 from harness.report.markdown import render
 from harness.report.model import Failure, Report, Witness
+from harness.site.records import titles
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "markdown"
 UPDATE = bool(os.environ.get("UPDATE_MARKDOWN_EXPECTED"))
@@ -34,9 +35,10 @@ CASES = {
 
 
 def _render(report: str, against: str | None) -> str:
-    return render(read_report(DATA / report),
-                  against=read_report(DATA / against) if against else None,
-                  against_name=against)
+    read = read_report(DATA / report)
+    return render(read, against=read_report(DATA / against) if against else None,
+                  against_name=against,
+                  titles=titles([c.decision for c in read.classes], DATA.parent.parent.parent))
 
 
 @pytest.mark.parametrize("expected", sorted(CASES))
@@ -65,7 +67,7 @@ def test_a_passing_report_says_so() -> None:
     text = _render("without-failure.yaml", None)
     assert text.startswith("## ✅ Conformance: pass")
     assert "None: every divergence is explained by an intended class." in text
-    assert "<details>" not in text
+    assert "<details><summary>tokenizer.json" not in text  # no failure witness to show
 
 
 def test_changes_name_new_failures_classes_and_dropped_coverage() -> None:
