@@ -22,15 +22,12 @@ from dataclasses import replace
 from functools import cached_property
 from typing import Any
 
-from implementation import decoders
-from implementation.decoders import Strip, strip_would_panic
-
 from ..core.case import Case
 from ..core.observation import Observation
 from ..core.outcome import Crashed, Decoded, Encoded, Loaded, Outcome, Refused
-from ..subjects.reference import LENIENT, STRICT
 from .byte_level_spans import byte_level_spans, trimming_steps, upstream_trimmed_spans
 from .compare import Divergence
+from .replay import Replayer, Side
 from .specification import (
     Specification,
     broken_rules,
@@ -40,6 +37,7 @@ from .specification import (
     sequence_counts,
     template_layout,
 )
+from .upstream_decoders import metaspace_decode_upstream, strip_upstream, strip_would_panic
 
 ALL: frozenset[int] = frozenset({-1})
 NONE: frozenset[int] = frozenset()
@@ -50,11 +48,14 @@ _LOWER_BYTE_PIECE = re.compile(r"<0x(?=[0-9A-Fa-f]{2}>)[0-9A-F]*[a-f][0-9A-Fa-f]
 
 
 class Context:
-    """What a predicate may look at: the case and, lazily, the lenient reference."""
+    """What a predicate may look at: the case, and what ``replay`` runs again for it."""
 
-    def __init__(self, case: Case) -> None:
+    def __init__(self, case: Case, replay: Replayer) -> None:
         self.case = case
+        self.replay = replay
         self.document = case.document
+        #: The document as the subjects received it (how the replayer names it).
+        self.json = case.document_json()
         model = case.document.get("model")
         self.model: dict[str, Any] = model if isinstance(model, dict) else {}
         vocab = self.model.get("vocab")
@@ -67,19 +68,24 @@ class Context:
 
     @cached_property
     def spec(self) -> Specification:
-        return Specification(self.case)
+        return Specification(self.case, self.replay)
 
     @cached_property
     def broken(self) -> dict[str, set[str]]:
         return broken_rules(self.document)
 
-    @cached_property
-    def lenient(self) -> Any:
-        return LENIENT.load(self.case.document_json())
+    @property
+    def lenient(self) -> Outcome:
+        """How the lenient reference loads the document."""
+        return self.replay.load("lenient", self.json)
 
-    @cached_property
-    def strict(self) -> Any:
-        return STRICT.load(self.case.document_json())
+    @property
+    def strict(self) -> Outcome:
+        """How the strict reference loads the document."""
+        return self.replay.load("strict", self.json)
+
+    def loads(self, side: Side) -> bool:
+        return not isinstance(self.replay.load(side, self.json), Refused | Crashed)
 
     @property
     def byte_fallback(self) -> bool:
@@ -91,7 +97,7 @@ class Context:
         return unk if isinstance(unk, str) else None
 
     def lenient_loaded(self) -> bool:
-        return not isinstance(self.lenient, Refused | Crashed)
+        return self.loads("lenient")
 
     def lenient_accounted_for(self) -> bool:
         """The lenient reference loads, or refuses for a reason that is itself an intended
@@ -297,7 +303,7 @@ def normalizer_insertion_panic(ctx: Context, div: Divergence) -> frozenset[int]:
     before = {i for i in replaces if any(j > i for j in after)}
     if not after or not before:
         return NONE
-    loads = [_upstream_loads_without(ctx.document, steps, gone)
+    loads = [_upstream_loads_without(ctx, steps, gone)
              for gone in (set(), after, before)]
     if None in loads:  # no tokenizers (the oracle replay): proven when the row was pinned
         return ALL
@@ -313,18 +319,16 @@ def _refusal_names_the_document(ctx: Context, ref: Refused) -> bool:
             and isinstance(_at_path(ctx.document, ref.path), str))
 
 
-def _upstream_loads_without(document: dict[str, Any], steps: list[Any], gone: set[int]
-                            ) -> bool | None:
+def _upstream_loads_without(ctx: Context, steps: list[Any], gone: set[int]) -> bool | None:
     """Upstream builds the document with the normalizer steps ``gone`` taken out; None when
-    tokenizers cannot be imported."""
-    try:
-        from ..subjects import upstream
-    except ImportError:
+    upstream cannot run here."""
+    if not ctx.replay.available("upstream"):
         return None
     kept = [step for i, step in enumerate(steps) if i not in gone]
+    document = ctx.document
     changed = {**document, "normalizer": {**document["normalizer"], "normalizers": kept}}
-    return isinstance(upstream.load(json.dumps(changed, ensure_ascii=False)),
-                      upstream.Handle)
+    return isinstance(ctx.replay.load("upstream", json.dumps(changed, ensure_ascii=False)),
+                      Loaded)
 
 
 def _merge_pairs(merges: Any) -> list[tuple[int, str, str]]:
@@ -356,26 +360,26 @@ def _strip_panics(ctx: Context, obs: Observation) -> bool:
     chain step by step on the tokens the ids name). Our side: every such token decodes to
     nothing there, as decision 0010 says (the reference's text is the chain's, with each
     such token cut to "")."""
-    handle = ctx.strict if obs.track == "strict" else ctx.lenient
-    if isinstance(handle, Refused | Crashed) or handle.decoder is None:
+    side: Side = obs.track
+    decoder = ctx.document.get("decoder")
+    if not ctx.loads(side) or not isinstance(decoder, dict):
         return False
     if not isinstance(obs.input, tuple) or not isinstance(obs.reference, Decoded):
         return False
     skip = bool(obs.option("skip_special_tokens", True))
-    tokens = [t for t in (handle.id_to_token(i) for i in obs.input if isinstance(i, int)
-                          and i >= 0) if t is not None and not (skip and handle.is_special(t))]
-    steps = (handle.decoder.decoders if isinstance(handle.decoder, decoders.Sequence)
-             else (handle.decoder,))
+    tokens = ctx.replay.tokens(side, ctx.json, obs.input, skip_special_tokens=skip)
+    sequence = decoder.get("type") == "Sequence"
+    steps = decoder["decoders"] if sequence else [decoder]
     panics = False
-    for step in steps:
-        if isinstance(step, Strip) and any(strip_would_panic(t, step.content, step.start,
-                                                             step.stop) for t in tokens):
-            panics = True
-            tokens = ["" if strip_would_panic(t, step.content, step.start, step.stop)
-                      else decoders.strip_token(t, step.content, step.start, step.stop)
-                      for t in tokens]
+    for index, step in enumerate(steps):
+        if step.get("type") == "Strip":
+            content, start, stop = step["content"], step["start"], step["stop"]
+            panics = panics or any(strip_would_panic(t, content, start, stop) for t in tokens)
+            tokens = ["" if strip_would_panic(t, content, start, stop)
+                      else strip_upstream(t, content, start, stop) for t in tokens]
         else:
-            tokens = step.decode_chain(tokens)
+            tokens = ctx.replay.decode_step(side, ctx.json, (index,) if sequence else (),
+                                            tokens)
     return panics and "".join(tokens) == obs.reference.text
 
 
@@ -386,21 +390,17 @@ def metaspace_decoder_not_applied(ctx: Context, div: Divergence) -> frozenset[in
     obs = div.observation
     if obs.operation != "decode" or "Metaspace" not in _step_types(ctx.document.get("decoder")):
         return NONE
-    handle = ctx.strict if obs.track == "strict" else ctx.lenient
+    side: Side = obs.track
     if not isinstance(obs.reference, Decoded) or not isinstance(obs.upstream, Decoded):
         return NONE
-    if isinstance(handle, Refused | Crashed) or not isinstance(obs.input, tuple):
+    if not ctx.loads(side) or not isinstance(obs.input, tuple):
         return NONE
-    if handle.decoder is None:
+    decoder = ctx.document.get("decoder")
+    if not isinstance(decoder, dict):
         return NONE
     skip = bool(obs.option("skip_special_tokens", True))
-    tokens: list[str] = []
-    for token_id in obs.input:
-        token = handle.id_to_token(token_id)
-        if token is None or (skip and handle.is_special(token)):
-            continue
-        tokens.append(token)
-    as_upstream = "".join(_with_upstream_metaspace(handle.decoder).decode_chain(tokens))
+    tokens = ctx.replay.tokens(side, ctx.json, obs.input, skip_special_tokens=skip)
+    as_upstream = "".join(_upstream_metaspace_chain(ctx, side, decoder, (), tokens))
     # Our side: the text of the same chain with every Metaspace step taken out.
     ours = ctx.spec.decode_without_metaspace(obs.track, obs.input, skip)
     return _yes(as_upstream == obs.upstream.text and as_upstream != obs.reference.text
@@ -416,21 +416,18 @@ def _step_types(decoder: Any) -> list[str]:
     return [str(decoder.get("type"))]
 
 
-class _UpstreamMetaspace:
-    def __init__(self, step: decoders.Metaspace) -> None:
-        self.step = step
-
-    def decode_chain(self, tokens: list[str]) -> list[str]:
-        return decoders.metaspace_decode_upstream(tokens, self.step.replacement,
-                                                  self.step.prepend_scheme)
-
-
-def _with_upstream_metaspace(decoder: decoders.Decoder) -> decoders.Decoder:
-    if isinstance(decoder, decoders.Metaspace):
-        return _UpstreamMetaspace(decoder)
-    if isinstance(decoder, decoders.Sequence):
-        return decoders.Sequence(tuple(_with_upstream_metaspace(d) for d in decoder.decoders))
-    return decoder
+def _upstream_metaspace_chain(ctx: Context, side: Side, step: dict[str, Any],
+                              path: tuple[int, ...], tokens: list[str]) -> list[str]:
+    """The reference's decoder step at ``path`` on ``tokens``, every Metaspace step in it
+    applied as upstream applies it."""
+    if step.get("type") == "Metaspace":
+        return metaspace_decode_upstream(tokens, step["replacement"],
+                                         step.get("prepend_scheme", "always"))
+    if step.get("type") == "Sequence":
+        for index, inner in enumerate(step["decoders"]):
+            tokens = _upstream_metaspace_chain(ctx, side, inner, (*path, index), tokens)
+        return tokens
+    return ctx.replay.decode_step(side, ctx.json, path, tokens)
 
 
 def strict_decode_unknown_id(ctx: Context, div: Divergence) -> frozenset[int]:
@@ -446,8 +443,8 @@ def strict_decode_unknown_id(ctx: Context, div: Divergence) -> frozenset[int]:
     assert isinstance(obs.reference, Refused)
     if not unknown or obs.reference.path != f"ids[{unknown[0]}]":
         return NONE  # our side: refused at the first id that names no token
-    lenient = LENIENT.decode(ctx.lenient, obs.input,
-                             skip_special_tokens=bool(obs.option("skip_special_tokens")))
+    lenient = ctx.replay.decode("lenient", ctx.json, obs.input,
+                                skip_special_tokens=bool(obs.option("skip_special_tokens")))
     if lenient == obs.upstream:
         return ALL
     # Composition: what is left between the lenient decode and upstream's is another class.
@@ -469,10 +466,10 @@ def strict_character_dropped(ctx: Context, div: Divergence) -> frozenset[int]:
     # Our side: some word of the input really has a symbol with no piece to fall to.
     texts = [obs.input, *([obs.option("pair")] if obs.option("pair") is not None else [])]
     if not any(_drops_a_symbol(ctx, word) for text in texts
-               for word, _ in ctx.lenient.pre_tokenize(text)):
+               for word in ctx.replay.words("lenient", ctx.json, text)):
         return NONE
-    lenient = LENIENT.encode(ctx.lenient, obs.input, obs.option("pair"),
-                             add_special_tokens=bool(obs.option("add_special_tokens", True)))
+    lenient = ctx.replay.encode("lenient", ctx.json, obs.input, obs.option("pair"),
+                                add_special_tokens=bool(obs.option("add_special_tokens", True)))
     return _yes(isinstance(lenient, Encoded) and lenient.ids == obs.upstream.ids)
 
 
@@ -649,7 +646,7 @@ def dropped_character_offsets(ctx: Context, div: Divergence) -> frozenset[int]:
         return NONE
     texts = [obs.input, *([obs.option("pair")] if obs.option("pair") is not None else [])]
     if not any(_drops_a_symbol(ctx, word) for text in texts
-               for word, _ in ctx.lenient.pre_tokenize(text)):
+               for word in ctx.replay.words("lenient", ctx.json, text)):
         return NONE
     ref, up = pair
     return frozenset(

@@ -45,9 +45,9 @@ from typing import Any
 from ..core.case import Case
 from ..core.observation import Observation
 from ..core.outcome import Crashed, Decoded, Encoded, Loaded, Refused
-from ..subjects.reference import LENIENT, STRICT
 from .byte_level_spans import byte_level_spans
 from .compare import Divergence
+from .replay import Replayer, Side
 
 BYTE_PIECES = tuple(f"<0x{b:02X}>" for b in range(256))
 _ANY_CASE_PIECE = re.compile(r"<0x[0-9A-Fa-f]{2}>")
@@ -414,16 +414,15 @@ class Specification:
     """The oracle over one case: ``check(observation)`` lists what the reference's
     outcome breaks."""
 
-    def __init__(self, case: Case) -> None:
+    def __init__(self, case: Case, replay: Replayer) -> None:
         self.case = case
+        self.replay = replay
         self.document = case.document
         model = case.document.get("model")
         self.model: dict[str, Any] = model if isinstance(model, dict) else {}
         self._broken: dict[str, set[str]] | None = None
         self._ids: set[int] | None = None
-        self._bare: dict[str, Any] = {}
-        self._upstream: object = None
-        self._aligned: dict[str, list[tuple[str, tuple[int, int]]] | None] = {}
+        self._bare: dict[str, str | None] = {}
 
     @property
     def broken(self) -> dict[str, set[str]]:
@@ -436,18 +435,7 @@ class Specification:
         per-character alignment decision 0025 makes the reference's); None where upstream
         does not load the document or its normalizer fails, or where tokenizers cannot be
         imported (the oracle replay runs without it: normalized words are then not read)."""
-        if text not in self._aligned:
-            try:
-                from ..subjects import upstream
-            except ImportError:
-                return None
-            if self._upstream is None:
-                self._upstream = upstream.load(self.case.document_json())
-            handle = self._upstream
-            result = (upstream.aligned(handle, text) if isinstance(handle, upstream.Handle)
-                      else None)
-            self._aligned[text] = result if isinstance(result, list) else None
-        return self._aligned[text]
+        return self.replay.aligned(self.case.document_json(), text)
 
     @property
     def ids(self) -> set[int]:
@@ -519,21 +507,21 @@ class Specification:
         """The reference's decode of ``ids`` with every Metaspace step of the document's
         decoder taken out; None when the decoder has none (or that document does not
         load)."""
-        handle = self._bare.get(track)
+        side: Side = "strict" if track == "strict" else "lenient"
         if track not in self._bare:
             decoder, found = without_metaspace(self.document.get("decoder"))
-            handle = None
+            bare = None
             if found:
                 document = copy.copy(self.document)
                 document["decoder"] = decoder
-                subject = STRICT if track == "strict" else LENIENT
-                loaded = subject.load(json.dumps(document, ensure_ascii=False))
-                handle = None if isinstance(loaded, Refused | Crashed) else loaded
-            self._bare[track] = handle
-        if handle is None:
+                bare = json.dumps(document, ensure_ascii=False)
+                if isinstance(self.replay.load(side, bare), Refused | Crashed):
+                    bare = None
+            self._bare[track] = bare
+        bare = self._bare[track]
+        if bare is None:
             return None
-        subject = STRICT if track == "strict" else LENIENT
-        result = subject.decode(handle, ids, skip_special_tokens=skip)
+        result = self.replay.decode(side, bare, ids, skip_special_tokens=skip)
         return result.text if isinstance(result, Decoded) else None
 
     # -- encode
@@ -618,7 +606,8 @@ def _kind(outcome: object) -> str:
     return type(outcome).__name__.lower()
 
 
-def check_case(case: Case, observations: Sequence[Observation]) -> list[Divergence]:
+def check_case(case: Case, observations: Sequence[Observation], replay: Replayer
+               ) -> list[Divergence]:
     """Everything the reference's outcomes in ``observations`` break."""
-    oracle = Specification(case)
+    oracle = Specification(case, replay)
     return [d for obs in observations for d in oracle.check(obs)]
