@@ -9,10 +9,9 @@ Where this module deliberately departs from upstream:
 
 * ``Metaspace`` is parsed and validated like upstream but its ``decode_chain`` is
   the identity (decision-byte-fallback, rule 2: "accepted and not applied, and
-  Decode returns the escaped text"). What upstream would produce is available as
-  :func:`metaspace_decode_upstream`, for the harness only.
-* ``Strip`` never panics: where upstream panics (see :func:`strip_would_panic`)
-  the token decodes to ``""`` (see :func:`strip_token`).
+  Decode returns the escaped text").
+* ``Strip`` never panics: where upstream panics the token decodes to ``""`` (see
+  :func:`strip_token`).
 * A ``Replace`` ``Regex`` pattern is Oniguruma syntax upstream; only the subset
   that Python's ``re`` expresses identically is accepted (see
   :func:`translate_oniguruma`), the rest is refused as ``unsupported-component``.
@@ -161,7 +160,7 @@ def strip_token(token: str, content: str, start: int, stop: int) -> str:
     """Strip up to ``start`` leading and ``stop`` trailing ``content`` characters.
 
     Character-wise, as upstream: each side stops at the first other character.
-    Upstream panics in two cases (:func:`strip_would_panic`), both only reachable
+    Upstream panics in two cases (decision 0010), both only reachable
     when the token consists entirely of ``content`` characters: ``stop`` larger
     than the token, and the two windows crossing. Decision: such a token decodes
     to ``""`` — every one of its characters lies inside a window, so removing
@@ -173,19 +172,6 @@ def strip_token(token: str, content: str, start: int, stop: int) -> str:
     if stop_cut < start_cut:
         return ""
     return token[start_cut:stop_cut]
-
-
-def strip_would_panic(token: str, content: str, start: int, stop: int) -> bool:
-    """True where upstream's ``Strip`` panics on ``token`` (for the harness).
-
-    The trailing scan indexes ``len - i - 1`` for ``i < stop`` until it meets a
-    non-``content`` character, so it underflows when the token is all
-    ``content`` and ``stop > len``; otherwise the slice panics when the leading
-    cut passes the trailing one.
-    """
-    if stop > len(token) and all(char == content for char in token):
-        return True
-    return _leading_cut(token, content, start) > _trailing_cut(token, content, stop)
 
 
 @dataclass(frozen=True, slots=True)
@@ -223,7 +209,6 @@ class Metaspace:
 
     Decision-byte-fallback rule 2: for a file without byte_fallback, a Metaspace
     decoder "is accepted and not applied, and Decode returns the escaped text".
-    Upstream's behaviour is :func:`metaspace_decode_upstream`.
     """
 
     replacement: str
@@ -232,20 +217,6 @@ class Metaspace:
 
     def decode_chain(self, tokens: list[str]) -> list[str]:
         return list(tokens)
-
-
-def metaspace_decode_upstream(
-    tokens: list[str], replacement: str, prepend_scheme: PrependScheme
-) -> list[str]:
-    """What upstream's Metaspace decoder returns (not used by the reference's decode).
-
-    In the first token every ``replacement`` is deleted unless the scheme is
-    ``never``; everywhere else each ``replacement`` becomes ``" "``.
-    """
-    return [
-        token.replace(replacement, "" if i == 0 and prepend_scheme != "never" else " ")
-        for i, token in enumerate(tokens)
-    ]
 
 
 def parse_metaspace(node: Node) -> Metaspace:

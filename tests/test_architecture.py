@@ -158,6 +158,55 @@ def test_the_test_bites(tmp_path: Path) -> None:
     assert cycles(copy), "core/outcome <-> core/observation is a cycle"
 
 
+#: judge/ modules still replaying subjects themselves, until the merge moves them out of
+#: judge/ (issue 20: transformers.js' recognisers go to its subject folder). The lead
+#: empties this at merge.
+JUDGE_EXCEPTIONS = frozenset({"recognisers.py"})
+
+
+def judge_reaches(root: Path = HARNESS) -> list[str]:
+    """Imports by which the judge could run a subject: of ``harness/subjects/`` or of
+    ``implementation/`` (the code it judges), at any depth. The judge has what it must
+    run again run by the replayer it is handed (``harness/judge/replay.py``)."""
+    problems: list[str] = []
+    for path in sorted((root / "judge").rglob("*.py")):
+        if path.name in JUDGE_EXCEPTIONS:
+            continue
+        targets = harness_imports(path, root)
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                targets += [(node.lineno, a.name) for a in node.names]
+            elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+                targets.append((node.lineno, node.module))
+        for line, target in sorted(set(targets)):
+            if target.split(".")[0] == "implementation" or target.startswith(
+                    "harness.subjects"):
+                problems.append(f"{path.relative_to(root.parent)}:{line}: the judge imports "
+                                f"{target}")
+    return problems
+
+
+def test_the_judge_runs_nothing() -> None:
+    assert judge_reaches() == []
+
+
+def test_the_judge_rule_bites(tmp_path: Path) -> None:
+    """An import of the reference or of a subject by the judge, even inside a function."""
+    copy = tmp_path / "harness"
+    for path in HARNESS.rglob("*.py"):
+        target = copy / path.relative_to(HARNESS)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(path.read_text(encoding="utf-8"), encoding="utf-8")
+    assert judge_reaches(copy) == []
+    compare = copy / "judge" / "compare.py"
+    compare.write_text(compare.read_text(encoding="utf-8")
+                       + "\n\ndef _late() -> None:\n    from ..subjects import upstream  # noqa\n"
+                       "    import implementation.decoders  # noqa\n", encoding="utf-8")
+    found = judge_reaches(copy)
+    assert any("imports harness.subjects.upstream" in v for v in found), found
+    assert any("imports implementation.decoders" in v for v in found), found
+
+
 @pytest.mark.parametrize("package", sorted(p.name for p in HARNESS.iterdir()
                                            if (p / "__init__.py").is_file()))
 def test_every_package_says_its_job(package: str) -> None:

@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from harness.judge.upstream_decoders import metaspace_decode_upstream, strip_would_panic
 from implementation.decoders import (
     ByteFallback,
     Decoder,
@@ -24,9 +25,7 @@ from implementation.decoders import (
     Strip,
     byte_token_value,
     decoder_from_json,
-    metaspace_decode_upstream,
     strip_token,
-    strip_would_panic,
 )
 from implementation.errors import LoadError
 from implementation.jsonfields import Node
@@ -654,3 +653,12 @@ def test_type_less_decoder_is_refused_although_upstream_accepts_it() -> None:
     # observed: upstream (legacy untagged fallback) loads it as Strip(" ", 1, 0)
     error = refusal({"content": " ", "start": 1, "stop": 0})
     assert (error.rule, error.path) == ("missing-field", "$.decoder.type")
+
+
+def test_the_judges_byte_map_is_the_references() -> None:
+    """The judge's model of GPT-2's byte map (its own, not imported) equals the one the
+    reference decodes with."""
+    from harness.judge.upstream_decoders import SYMBOL_BYTES as judged
+    from implementation.byte_level import SYMBOL_BYTES as ours
+
+    assert dict(judged) == dict(ours) and sorted(judged.values()) == list(range(256))

@@ -1,13 +1,30 @@
 """Models of upstream's (tokenizers 0.23.1) decoder steps where the reference departs from
 it on purpose: ``Strip``, which panics on some tokens (decision 0010), and ``Metaspace``,
-which the reference does not apply (decision 0002). The judge's own, independent of the
-code it judges; measured against upstream in ``tests/test_decoders.py``."""
+which the reference does not apply (decision 0002); and GPT-2's byte map, which the
+ByteLevel steps share (decision 0024). The judge's own, independent of the code it judges;
+measured against upstream in ``tests/test_decoders.py``."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from types import MappingProxyType
 from typing import Literal
 
 PrependScheme = Literal["always", "first", "never"]
+
+
+def _byte_symbols() -> dict[str, int]:
+    """GPT-2's ``bytes_to_unicode``, inverted: a printable byte stands for itself, every
+    other byte, in order, for U+0100 onwards."""
+    printable = {*range(0x21, 0x7F), *range(0xA1, 0xAD), *range(0xAE, 0x100)}
+    others = [byte for byte in range(256) if byte not in printable]
+    symbols = {chr(byte): byte for byte in printable}
+    symbols.update({chr(0x100 + n): byte for n, byte in enumerate(others)})
+    return symbols
+
+
+#: A byte-level symbol -> the byte it stands for.
+SYMBOL_BYTES: Mapping[str, int] = MappingProxyType(_byte_symbols())
 
 
 def _leading_cut(token: str, content: str, start: int) -> int:
