@@ -658,7 +658,8 @@ def test_type_less_decoder_is_refused_although_upstream_accepts_it() -> None:
 def test_the_judges_byte_map_is_the_references() -> None:
     """The judge's model of GPT-2's byte map (its own, not imported) equals the one the
     reference decodes with."""
-    from harness.judge.upstream_decoders import SYMBOL_BYTES as judged
-    from implementation.byte_level import SYMBOL_BYTES as ours
+    from harness.judge import upstream_decoders
+    from implementation import byte_level
 
-    assert dict(judged) == dict(ours) and sorted(judged.values()) == list(range(256))
+    judged = dict(upstream_decoders.SYMBOL_BYTES)
+    assert judged == dict(byte_level.SYMBOL_BYTES) and sorted(judged.values()) == list(range(256))
