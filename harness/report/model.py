@@ -125,6 +125,9 @@ class Summary:
     #: Declared probe cases run once after the exploration (harness.strategies.declared);
     #: their comparisons are in ``comparisons``.
     declared_probes: int = 0
+    #: Executions the judge had its replayer make (harness/runs/replay.py), over the
+    #: recorded cases (searches for smaller witnesses not counted).
+    judge_replays: int = 0
 
 
 @dataclass

@@ -45,7 +45,7 @@ from ..subjects.protocol import ALL_CAPABILITIES, Subject, failed
 from ..subjects.reference import LENIENT, STRICT, ReferenceSubject
 from ..subjects.upstream import UPSTREAM
 from .engine import Engine
-from .observe import Side, load_outcome, observe_inputs
+from .observe import Side, load_outcome, needs_lenient, observe_inputs
 from .replay import CaseReplayer
 from .tally import Tally, Witness
 from .third_party import engine_for
@@ -94,8 +94,8 @@ class LoadedFixture:
         self.loads = [Observation("strict", "load", None, (), load_outcome(self.ours),
                                   load_outcome(self.theirs))]
         self.lenient_seconds: float | None = None
-        if (isinstance(subject, ReferenceSubject) and subject.strict and failed(self.ours)
-                and not failed(self.theirs)):
+        if (isinstance(subject, ReferenceSubject) and subject.strict
+                and needs_lenient(self.ours, self.theirs)):
             started = time.perf_counter()
             self.ours = LENIENT.load(text)
             self.lenient_seconds = time.perf_counter() - started
