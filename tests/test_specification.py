@@ -12,10 +12,10 @@ import pytest
 from harness.core.case import Case
 from harness.core.observation import Observation
 from harness.core.outcome import Decoded, Encoded, Loaded, Refused
+from harness.judge.byte_pieces import byte_piece_violations
 from harness.judge.specification import (
     Specification,
     broken_rules,
-    byte_piece_violations,
     decoder_shape_path,
     template_layout,
     without_metaspace,
