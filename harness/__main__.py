@@ -1,4 +1,4 @@
-"""``python -m harness conformance | reproduce | report | oracles | bench``.
+"""``python -m harness conformance | merge | reproduce | report | oracles | bench``.
 
 Every user error is one line on standard error and exit status 2; Ctrl-C and SIGTERM stop
 any command within a moment, say what was interrupted, write nothing, and exit 130 / 143.
@@ -46,6 +46,17 @@ def _at_least(minimum: int, what: str) -> Any:
     return parse
 
 
+def _shard(text: str) -> tuple[int, int]:
+    from .runs.workers import LOGICAL_SHARDS
+
+    index, _, count = text.partition("/")
+    if not (index.isdigit() and count.isdigit() and 1 <= int(index) <= int(count)
+            <= LOGICAL_SHARDS):
+        raise argparse.ArgumentTypeError(
+            f"--shard is I/N with 1 <= I <= N <= {LOGICAL_SHARDS}, not {text!r:.40}")
+    return int(index), int(count)
+
+
 def _parser() -> _Parser:
     parser = _Parser(prog="python -m harness")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
@@ -66,9 +77,14 @@ def _parser() -> _Parser:
     conf.add_argument("--real-examples", type=_at_least(-1, "--real-examples"), default=None,
                       help="Hypothesis texts per real-model fixture (default: the profile's; "
                       "-1 skips the real models)")
-    conf.add_argument("--workers", type=_at_least(1, "--workers"), default=1,
-                      help="processes: the exploration is sharded by seed across them, the "
-                      "witness searches and real models spread over them (default 1)")
+    conf.add_argument("--workers", type=_at_least(1, "--workers"), default=None,
+                      help="processes running the run's fixed logical shards, witness "
+                      "searches and real models (default: every core; the report is the "
+                      "same whatever the number)")
+    conf.add_argument("--shard", type=_shard, default=None, metavar="I/N",
+                      help="run job shard I of N only (N at most 16): its logical shards of "
+                      "the exploration and its real models; `python -m harness merge` joins "
+                      "the N reports into the whole run's")
     conf.add_argument("--log-phases", action="store_true",
                       help="print one line to standard error as each phase starts")
     conf.add_argument("--no-database", action="store_true",
@@ -79,6 +95,12 @@ def _parser() -> _Parser:
                       "implementation/ the run reaches, print it and record it in the report "
                       "(one process, our reference only; slower; exits 1 when a module "
                       "falls short of the target)")
+
+    mrg = sub.add_parser("merge", help="join the reports of --shard 1/N ... N/N into the "
+                         "report of the whole run")
+    mrg.add_argument("shards", type=Path, nargs="+", metavar="SHARD_REPORT")
+    mrg.add_argument("--report", type=Path, default=DEFAULT_REPORT,
+                     help=f"where to write the whole run's report (default {DEFAULT_REPORT})")
 
     md = sub.add_parser("report", help="render a conformance report (Markdown, for a "
                         "pull-request comment or a CI job summary)")
@@ -198,6 +220,8 @@ def _dispatch(arguments: list[str]) -> int:
         return _oracles(args)
     if args.command == "report":
         return _report(args)
+    if args.command == "merge":
+        return _merge(args)
     return _reproduce(args)
 
 
@@ -223,8 +247,9 @@ def _conformance(args: argparse.Namespace) -> int:
         + (["--examples", str(args.examples)] if args.examples is not None else [])
         + (["--real-examples", str(args.real_examples)]
            if args.real_examples is not None else [])
-        + (["--workers", str(args.workers)] if args.workers != 1 else [])
         + (["--reach"] if args.reach else []))
+    if args.workers is None:
+        args.workers = 1 if args.reach else (os.cpu_count() or 1)
     report_dir = args.report.parent
     if report_dir.exists() and not report_dir.is_dir():
         raise UsageError(f"--report {args.report}: {report_dir} is not a folder")
@@ -240,7 +265,7 @@ def _conformance(args: argparse.Namespace) -> int:
                      command=command, real_examples=args.real_examples,
                      workers=args.workers, database=database,
                      progress=line if line.enabled else None, phase=line.phase,
-                     subject=subject)
+                     subject=subject, shard=args.shard)
     finally:
         line.close()
     interrupts.check()  # a signal whose first raise was swallowed: still nothing written
@@ -262,11 +287,13 @@ def _conformance(args: argparse.Namespace) -> int:
             print("generated cases narrowed by the expectations' generator: "
                   + "; ".join(f"{key} {', '.join(options)}" for key, options in narrowing))
     rate = tally.comparisons / max(result.explore_seconds, 1e-9)
-    workers = f" by {args.workers} workers" if args.workers > 1 else ""
+    workers = f" by {result.workers} workers" if result.workers > 1 else ""
     declared = f" (and {tally.declared} declared probes)" if tally.declared else ""
     print(f"{tally.examples} cases{declared}, {tally.comparisons} comparisons explored{workers} in "
           f"{result.explore_seconds:.1f}s ({rate:.0f} comparisons/s); "
-          f"{result.duration:.1f}s in all with shrinking")
+          f"{len(result.searched)} witness searches in {result.search_seconds:.1f}s, pinned "
+          f"witnesses {result.pinned_seconds:.1f}s, real models {result.real_seconds:.1f}s, "
+          f"morph track {result.morph_seconds:.1f}s; {result.duration:.1f}s in all")
     if database is not None:
         print(f"example database: {example_db.describe_database(database)}; "
               f"{result.replayed} stored failing case(s) replayed, "
@@ -303,7 +330,7 @@ def _reach_meter(args: argparse.Namespace) -> Any:
         return None
     if args.subject is not None:
         raise UsageError("--reach measures our reference's code: leave out --subject")
-    if args.workers != 1:
+    if args.workers not in (None, 1):
         raise UsageError("--reach measures one process: leave out --workers")
     from .runs.reach import ReachMeter, ReachUnavailableError
 
@@ -372,6 +399,23 @@ def _read_report(path: Path) -> Any:
         return read_report(path)
     except ReportError as exc:
         raise UsageError(str(exc)) from None
+
+
+def _merge(args: argparse.Namespace) -> int:
+    from .report.files import write_report
+    from .report.merge import MergeError, merge
+
+    parts = [(path.as_posix(), _read_report(path)) for path in args.shards]
+    try:
+        report = merge(parts, args.report.as_posix())
+    except MergeError as exc:
+        raise UsageError(f"merge: {exc}") from None
+    interrupts.check()
+    write_report(report, args.report)
+    print(f"{len(parts)} shard reports merged: {report.summary.examples} cases, "
+          f"{report.summary.comparisons} comparisons, verdict {report.verdict}; "
+          f"report: {args.report}")
+    return 1 if report.verdict == "fail" else 0
 
 
 def _report(args: argparse.Namespace) -> int:

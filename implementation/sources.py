@@ -8,7 +8,11 @@ How a source is told apart (docs/decisions/0018-paths-and-texts.md):
 * a ``Mapping`` is an already parsed document;
 * a ``str`` is a path when it names an existing filesystem entry; otherwise it is a JSON
   text when its first character other than JSON whitespace and U+FEFF (byte order mark)
-  is ``{`` or ``[``, and a path (which then names nothing: ``file-not-found``) when not.
+  is ``{``, ``[`` or ``"``, or when the whole str is one JSON value (``null``, ``true``,
+  ``42``, ``-1.5e3``...); else it is a path (which then names nothing: ``file-not-found``).
+  So ``"null"`` is the JSON text null (refused as ``invalid-type`` at ``$``: not an
+  object) and ``"[1, 2"`` a malformed JSON text, while ``"tokenizer.json"`` and
+  ``"2024.json"`` are paths.
 
 A JSON text may start with a byte order mark (and whitespace around it); it is ignored.
 
@@ -106,7 +110,17 @@ def _first_significant(text: str) -> int:
 
 def _looks_like_json(text: str) -> bool:
     start = _first_significant(text)
-    return start < len(text) and text[start] in "{["
+    if start == len(text):
+        return False
+    if text[start] in '{["':
+        return True
+    try:  # a scalar JSON text (null, true, a number): what json.loads takes whole
+        json.loads(text[start:], parse_constant=_reject_constant)
+    except ValueError:  # JSONDecodeError included
+        return False
+    except RecursionError:  # pragma: no cover - a scalar does not nest
+        return False
+    return True
 
 
 def _file_name(source: str | os.PathLike[str]) -> str:

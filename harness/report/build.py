@@ -49,6 +49,16 @@ class JobResultLike(Protocol):
     @property
     def morph_track(self) -> MorphTrackRun | None: ...
     @property
+    def search_seconds(self) -> float: ...
+    @property
+    def pinned_seconds(self) -> float: ...
+    @property
+    def morph_seconds(self) -> float: ...
+    @property
+    def searched(self) -> tuple[str, ...]: ...
+    @property
+    def shard(self) -> tuple[int, int] | None: ...
+    @property
     def failed(self) -> bool: ...
     @property
     def subject(self) -> SubjectInfoLike | None: ...
@@ -206,20 +216,26 @@ def build_report(result: JobResultLike, report_path: str = DEFAULT_REPORT,
                                 for s in result.stale],
         duration_seconds=_round(result.duration),
         explore_seconds=_round(result.explore_seconds),
-        shrink_and_pinned_seconds=_round(result.duration - result.explore_seconds),
         cases_per_second=_round(tally.examples / explore),
         comparisons_per_second=_round(tally.comparisons / explore),
-        declared_probes=tally.declared)
+        declared_probes=tally.declared,
+        witness_search_seconds=_round(result.search_seconds),
+        pinned_seconds=_round(result.pinned_seconds),
+        real_models_seconds=_round(result.real_seconds),
+        morph_track_seconds=_round(result.morph_seconds),
+        witness_searches=list(result.searched))
     return model.Report(
         report_version=model.REPORT_VERSION,
         verdict="fail" if result.failed else "pass",
         summary=summary,
         header=model.Header(command=result.command, profile=result.profile.name,
-                            seed=result.seed, workers=result.workers,
+                            seed=result.seed,
                             subject=("reference (implementation/, strict; lenient track "
                                      "where strict refuses)" if result.subject is None else
                                      f"{result.subject.name} ({result.subject.version})"),
-                            environment=dict(result.environment)),
+                            environment=dict(result.environment),
+                            shard=(f"{result.shard[0]}/{result.shard[1]}"
+                                   if result.shard is not None else None)),
         failures=failures(tally, report_path=report_path),
         harness_errors=list(tally.errors),
         classes=classes,

@@ -15,7 +15,8 @@ from typing import Any, Final, Literal
 REPORT_VERSION: Final = 2
 #: The fields (at any depth) that measure time; all others are deterministic.
 TIMING_FIELDS: Final = frozenset({
-    "duration_seconds", "explore_seconds", "shrink_and_pinned_seconds", "cases_per_second",
+    "duration_seconds", "explore_seconds", "witness_search_seconds", "pinned_seconds",
+    "real_models_seconds", "morph_track_seconds", "cases_per_second",
     "comparisons_per_second", "seconds", "load_seconds", "corpus_encode_seconds",
 })
 
@@ -118,13 +119,23 @@ class Summary:
     skipped_tiers: dict[str, int]
     stale_pinned_witnesses: list[Stale]
     duration_seconds: float
+    #: The time of each phase, apart (their sum is about ``duration_seconds``): the
+    #: exploration (declared probes and replayed failures included), the witness searches,
+    #: the pinned witnesses' re-run, the real models, the unified morph track.
     explore_seconds: float
-    shrink_and_pinned_seconds: float
     cases_per_second: float
     comparisons_per_second: float
     #: Declared probe cases run once after the exploration (harness.strategies.declared);
     #: their comparisons are in ``comparisons``.
     declared_probes: int = 0
+    witness_search_seconds: float = 0.0
+    pinned_seconds: float = 0.0
+    real_models_seconds: float = 0.0
+    morph_track_seconds: float = 0.0
+    #: Witness searches run: one per failure signature and per class met with no pinned
+    #: witness still showing it (docs/decisions/0029-pinned-witnesses-first.md), as
+    #: "class <id>" or "failure <signature>".
+    witness_searches: list[str] = field(default_factory=list)
     #: Executions the judge had its replayer make (harness/runs/replay.py), over the
     #: recorded cases (searches for smaller witnesses not counted).
     judge_replays: int = 0
@@ -132,14 +143,16 @@ class Summary:
 
 @dataclass
 class Header:
-    """How the run was made: command, profile, seed, workers, subject, versions."""
+    """How the run was made: command, profile, seed, subject, versions; and, for one shard
+    of a run (``--shard I/N``), which. The number of processes is not recorded: it does not
+    change the report (docs/decisions/0030-logical-shards.md)."""
 
     command: str
     profile: str
     seed: int
-    workers: int
     subject: str
     environment: dict[str, str]
+    shard: str | None = None
 
 
 @dataclass

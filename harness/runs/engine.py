@@ -10,8 +10,10 @@ size a witness; the engine does the rest the same way for every kind of run:
 - ``run_items``: the same for a fixed list of cases (a corpus, replayed failures).
 - ``search``: a targeted Hypothesis search raising on one class or failure signature, so
   Hypothesis shrinks the whole case; bounded by a count of evaluations, never by time, so
-  a seed gives the same witness on any machine. A bug of the harness met meanwhile (an
-  exception from a predicate or a subject wrapper) is reported, never swallowed.
+  a seed gives the same witness on any machine. It runs only for failures and for classes
+  without a pinned witness that still shows them (``shrink_targets``). A bug of the
+  harness met meanwhile (an exception from a predicate or a subject wrapper) is reported,
+  never swallowed.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import traceback
-from collections.abc import Callable, Collection, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -35,7 +37,7 @@ from ..core.profiles import Profile
 from ..judge.classify import Explainer, Judgement, Verdict, judge
 from ..subjects.protocol import ALL_CAPABILITIES
 from .replay import CaseReplayer
-from .tally import Tally, Witness, case_size, failure_signature
+from .tally import Tally, Witness, case_size, failure_signature, no_larger
 
 Observer = Callable[[Case], list[Observation]]
 
@@ -183,9 +185,21 @@ def _has_signature(sig: str) -> Callable[[Verdict], bool]:
     return lambda v: v.is_failure and failure_signature(v.divergence) == sig
 
 
-def shrink_targets(tally: Tally) -> list[Target]:
-    return ([("class", cls) for cls in sorted(tally.class_witness)]
+def shrink_targets(tally: Tally, pinned: Mapping[str, Witness] | None = None) -> list[Target]:
+    """What needs a witness search: every failure signature, and every class the run met
+    that has no pinned witness still showing it (none pinned, or only stale ones)."""
+    pinned = pinned or {}
+    return ([("class", cls) for cls in sorted(tally.class_witness) if cls not in pinned]
             + [("failure", sig) for sig in sorted(tally.failure_witness)])
+
+
+def adopt_pinned(tally: Tally, pinned: Mapping[str, Witness]) -> None:
+    """A class the run met reports its pinned witness (minimal already) unless the run
+    met a smaller one."""
+    for cls, witness in pinned.items():
+        held = tally.class_witness.get(cls)
+        if held is not None and no_larger(witness, held):
+            tally.class_witness[cls] = witness
 
 
 def adopt_witnesses(tally: Tally, targets: Sequence[Target],
@@ -193,5 +207,5 @@ def adopt_witnesses(tally: Tally, targets: Sequence[Target],
     """Keep each searched witness that is no larger than the explored one."""
     for (kind, key), hit in zip(targets, found, strict=True):
         store = tally.class_witness if kind == "class" else tally.failure_witness
-        if hit is not None and hit.size <= store[key].size:
+        if hit is not None and no_larger(hit, store[key]):
             store[key] = hit

@@ -202,9 +202,18 @@ def _time_corpus(result: FixtureRun, loaded: LoadedFixture, corpus: list[str]) -
         result.corpus_encode_seconds[side] = best
 
 
-def run(*, examples: int, seed_value: int, fixtures: tuple[str, ...] = CONFORMANCE_FIXTURES,
-        subject: str | None = None) -> list[FixtureRun]:
+def corpus_texts(count: int | None = None) -> list[str]:
+    """The committed corpus's texts, or ``count`` of them spread evenly over it (its
+    sections stay represented: a profile's smaller real-model phase)."""
     corpus = [entry["text"] for entry in load_corpus()]
+    if count is None or count >= len(corpus):
+        return corpus
+    return [corpus[i * len(corpus) // count] for i in range(count)]
+
+
+def run(*, examples: int, seed_value: int, fixtures: tuple[str, ...] = CONFORMANCE_FIXTURES,
+        subject: str | None = None, corpus_size: int | None = None) -> list[FixtureRun]:
+    corpus = corpus_texts(corpus_size)
     return [run_fixture(name, corpus=corpus, examples=examples, seed_value=seed_value,
                         subject=subject) for name in available(fixtures)]
 

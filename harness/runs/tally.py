@@ -143,7 +143,25 @@ class Tally:
         return self
 
 
+def witness_order(witness: Witness) -> tuple[int, str]:
+    """How witnesses rank: by size, ties broken by the case's canonical JSON, so the
+    smallest witness does not depend on the order cases were met in (logical shards merged
+    in any grouping give the same one: docs/decisions/0030-logical-shards.md). A fixture's
+    witnesses share its document: their inputs alone break the tie."""
+    data = witness.case.to_json()
+    if witness.fixture is not None:
+        del data["document"]
+    return witness.size, json.dumps(data, ensure_ascii=False, sort_keys=True)
+
+
+def no_larger(witness: Witness, than: Witness) -> bool:
+    if witness.size != than.size:
+        return witness.size < than.size
+    return witness_order(witness) <= witness_order(than)
+
+
 def keep_smaller(store: dict[str, Witness], key: str, witness: Witness) -> None:
     current = store.get(key)
-    if current is None or witness.size < current.size:
+    if current is None or (no_larger(witness, current)
+                           and witness_order(witness) != witness_order(current)):
         store[key] = witness

@@ -12,14 +12,12 @@ is stale.
 
 from __future__ import annotations
 
-import json
 import shlex
 import sys
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-from ..core import interrupts
 from ..core.case import Case
 from ..core.observation import Observation
 from ..core.resources import data_dir
@@ -31,7 +29,7 @@ from ..subjects.upstream import UPSTREAM
 from .engine import Engine
 from .generated import case_features
 from .observe import observe_subject_case
-from .pinned import Stale
+from .pinned import PinnedCheck, pinned_rows, recheck
 
 #: The default subject: our reference (its own run, with the strict and lenient tracks).
 REFERENCE = "reference"
@@ -102,20 +100,9 @@ def pinned_path(name: str) -> Path:
     return data_dir("oracles") / PINNED_FOLDER / f"{name}.json"
 
 
-def check_subject_witnesses(spec: str) -> list[Stale]:
-    """Re-run the subject's pinned witnesses; an entry no longer shown is stale."""
+def check_subject_witnesses(spec: str) -> PinnedCheck:
+    """Re-run the subject's pinned witnesses; an entry no longer shown is stale. An entry
+    deleted from the expectations is skipped: its witness is a failure now."""
     wired = engine_for(spec)
-    path = pinned_path(wired.subject.name)
-    if not path.is_file():
-        return []
-    data = json.loads(path.read_text(encoding="utf-8"))
-    stale: list[Stale] = []
-    for row in data.get("cases", []):
-        interrupts.check()
-        if wired.expectations.entry(row["class"]) is None:
-            continue  # an entry deleted from the expectations: its witness is a failure now
-        _, judgement = wired.engine.evaluate(Case.from_json(row["case"]))
-        classes = {c for v in judgement.verdicts for c in v.classes}
-        if row["class"] not in classes:
-            stale.append(Stale(row["id"], row["class"], tuple(sorted(classes))))
-    return stale
+    return recheck(pinned_rows(pinned_path(wired.subject.name)), wired.engine.evaluate,
+                   keep=lambda cls: wired.expectations.entry(cls) is not None)
