@@ -11,6 +11,7 @@ much as those at the top. Within one package, the module import graph has no cyc
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
@@ -213,3 +214,27 @@ def test_every_package_says_its_job(package: str) -> None:
     doc = ast.get_docstring(ast.parse((HARNESS / package / "__init__.py").read_text(
         encoding="utf-8")))
     assert doc, f"harness/{package}/__init__.py has no docstring"
+
+
+ARCHITECTURE = HARNESS.parent / "docs" / "architecture.md"
+
+
+def test_the_architecture_document_names_what_exists() -> None:
+    """Every ``harness/...`` path and every module of the implementation table that
+    ``docs/architecture.md`` names exists."""
+    text = ARCHITECTURE.read_text(encoding="utf-8")
+    root = HARNESS.parent
+    named = set(re.findall(r"(?<![\w/])harness/[\w/]+(?:\.py|\.yaml)?", text))
+    missing = [name for name in sorted(named)
+               if not (root / name).exists() and not (root / f"{name}.py").exists()]
+    table = text[text.index("## implementation/"):]
+    missing += [f"implementation/{name}" for name in re.findall(r"^\| `([\w/]+(?:\.py)?)`", table,
+                                                               re.M)
+                if not (root / "implementation" / name).exists()]
+    assert missing == []
+
+
+def test_every_harness_package_is_in_the_architecture_document() -> None:
+    text = ARCHITECTURE.read_text(encoding="utf-8")
+    packages = sorted(p.name for p in HARNESS.iterdir() if (p / "__init__.py").is_file())
+    assert [p for p in packages if f"`{p}/`" not in text] == []
