@@ -9,10 +9,9 @@ Where this module deliberately departs from upstream:
 
 * ``Metaspace`` (:class:`~.metaspace.MetaspaceDecoder`) is parsed and validated like
   upstream but its ``decode_chain`` is the identity (decision-byte-fallback, rule 2:
-  "accepted and not applied, and Decode returns the escaped text"). What upstream would
-  produce is available as :func:`metaspace_decode_upstream`, for the harness only.
-* ``Strip`` never panics: where upstream panics (see :func:`strip_would_panic`)
-  the token decodes to ``""`` (see :func:`strip_token`).
+  "accepted and not applied, and Decode returns the escaped text").
+* ``Strip`` never panics: where upstream panics the token decodes to ``""`` (see
+  :func:`strip_token`).
 * A ``Replace`` ``Regex`` pattern is Oniguruma syntax upstream; only the Replace dialect
   of :mod:`.oniguruma` is accepted (:mod:`.patterns`), the rest is refused as
   ``unsupported-component`` (``regex-syntax`` where Oniguruma refuses it too).
@@ -30,7 +29,7 @@ from typing import Protocol
 from .byte_level import ByteLevelDecoder, byte_level_from_json
 from .errors import clip, excerpt
 from .jsonfields import Node
-from .metaspace import MetaspaceDecoder, PrependScheme, metaspace_decoder_from_json
+from .metaspace import MetaspaceDecoder, metaspace_decoder_from_json
 from .patterns import Pattern, pattern_from_json
 
 REPLACEMENT_CHARACTER = "\ufffd"
@@ -161,7 +160,7 @@ def strip_token(token: str, content: str, start: int, stop: int) -> str:
     """Strip up to ``start`` leading and ``stop`` trailing ``content`` characters.
 
     Character-wise, as upstream: each side stops at the first other character.
-    Upstream panics in two cases (:func:`strip_would_panic`), both only reachable
+    Upstream panics in two cases (decision 0010), both only reachable
     when the token consists entirely of ``content`` characters: ``stop`` larger
     than the token, and the two windows crossing. Decision: such a token decodes
     to ``""`` — every one of its characters lies inside a window, so removing
@@ -173,19 +172,6 @@ def strip_token(token: str, content: str, start: int, stop: int) -> str:
     if stop_cut < start_cut:
         return ""
     return token[start_cut:stop_cut]
-
-
-def strip_would_panic(token: str, content: str, start: int, stop: int) -> bool:
-    """True where upstream's ``Strip`` panics on ``token`` (for the harness).
-
-    The trailing scan indexes ``len - i - 1`` for ``i < stop`` until it meets a
-    non-``content`` character, so it underflows when the token is all
-    ``content`` and ``stop > len``; otherwise the slice panics when the leading
-    cut passes the trailing one.
-    """
-    if stop > len(token) and all(char == content for char in token):
-        return True
-    return _leading_cut(token, content, start) > _trailing_cut(token, content, stop)
 
 
 @dataclass(frozen=True, slots=True)
@@ -217,20 +203,6 @@ class Replace:
 
 #: The Metaspace decoder, by its JSON type name among the decoder types.
 Metaspace = MetaspaceDecoder
-
-
-def metaspace_decode_upstream(
-    tokens: list[str], replacement: str, prepend_scheme: PrependScheme
-) -> list[str]:
-    """What upstream's Metaspace decoder returns (not used by the reference's decode).
-
-    In the first token every ``replacement`` is deleted unless the scheme is
-    ``never``; everywhere else each ``replacement`` becomes ``" "``.
-    """
-    return [
-        token.replace(replacement, "" if i == 0 and prepend_scheme != "never" else " ")
-        for i, token in enumerate(tokens)
-    ]
 
 
 # ---------------------------------------------------------------------------

@@ -25,6 +25,7 @@ from typing import Any
 import pytest
 
 from harness.job import JobResult, run
+from harness.judge.upstream_decoders import metaspace_decode_upstream
 from harness.strategies import cases
 from implementation import (
     added_vocabulary,
@@ -287,8 +288,7 @@ def python_replace(run_bytes: bytes) -> list[str]:
 def metaspace_applied(mp: pytest.MonkeyPatch) -> None:
     """The Metaspace decoder applied as upstream applies it (decision 0002 keeps it)."""
     def chain(self: Any, tokens: list[str]) -> list[str]:
-        return decoders.metaspace_decode_upstream(tokens, self.replacement,
-                                                  self.prepend_scheme)
+        return metaspace_decode_upstream(tokens, self.replacement, self.prepend_scheme)
 
     mp.setattr(decoders.Metaspace, "decode_chain", chain)
 

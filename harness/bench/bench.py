@@ -819,65 +819,61 @@ class StageClock:
         self.totals[self._stack.pop()] += now - self._mark
         self._mark = now
 
-    def inside(self, stage: str) -> bool:
-        return stage in self._stack
-
-    def wrap(self, stage: str | Callable[[], str], function: Callable[..., Any]
-             ) -> Callable[..., Any]:
-        def timed_call(*args: Any, **kwargs: Any) -> Any:
-            self.enter(stage if isinstance(stage, str) else stage())
-            try:
-                return function(*args, **kwargs)
-            finally:
-                self.exit()
-
-        return timed_call
+    @contextmanager
+    def stage(self, name: str) -> Iterator[None]:
+        """The engine's timing hook (``runs.engine.Timing``): its stages, named as this
+        section reports them."""
+        self.enter(ENGINE_STAGES.get(name, name))
+        try:
+            yield
+        finally:
+            self.exit()
 
 
-@contextmanager
-def _patched(targets: list[tuple[Any, str, Any]]) -> Iterator[None]:
-    saved = [(owner, name, getattr(owner, name)) for owner, name, _ in targets]
-    try:
-        for owner, name, value in targets:
-            setattr(owner, name, value)
-        yield
-    finally:
-        for owner, name, value in saved:
-            setattr(owner, name, value)
+#: The engine's stage names -> this section's.
+ENGINE_STAGES = {"observe": "execute_glue", "replay": "reference_for_classification",
+                 "specification": "classify"}
 
 
-@contextmanager
-def instrumented(clock: StageClock) -> Iterator[None]:
-    """The exploration's stages timed in place (attributes swapped, then restored).
+class TimedSubject:
+    """A subject whose every call is timed as ``stage`` (the rest is the subject's own)."""
 
-    The subjects are called through their instances (``UPSTREAM``, ``STRICT``,
-    ``LENIENT``), the judge looks ``judge_tiers`` and ``classify`` up in
-    ``harness.judge.classify`` at each call, and ``Tally.record`` is a method, so
-    wrapping those attributes times every call. Reference loads made by the classifier's
-    predicates (the lenient reload) are ``reference_for_classification``.
-    """
-    from ..judge import classify as classify_module
-    from ..runs.tally import Tally
+    def __init__(self, subject: Any, clock: StageClock, stage: str) -> None:
+        self.subject, self.clock, self.stage = subject, clock, stage
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.subject, name)
+
+    def _timed(self, call: Callable[[], Any]) -> Any:
+        self.clock.enter(self.stage)
+        try:
+            return call()
+        finally:
+            self.clock.exit()
+
+    def load(self, document: str) -> Any:
+        return self._timed(lambda: self.subject.load(document))
+
+    def encode(self, handle: Any, text: str, pair: str | None = None, *,
+               add_special_tokens: bool = True) -> Any:
+        return self._timed(lambda: self.subject.encode(
+            handle, text, pair, add_special_tokens=add_special_tokens))
+
+    def decode(self, handle: Any, ids: Any, *, skip_special_tokens: bool) -> Any:
+        return self._timed(lambda: self.subject.decode(
+            handle, ids, skip_special_tokens=skip_special_tokens))
+
+
+def timed_observer(clock: StageClock) -> Callable[[Any], Any]:
+    """The generated run's observer over subjects timed as ``upstream`` and ``reference``."""
+    from ..runs.observe import observe_case
     from ..subjects.reference import LENIENT, STRICT
     from ..subjects.upstream import UPSTREAM
 
-    def reference_stage() -> str:
-        return "reference_for_classification" if clock.inside("classify") else "reference"
-
-    targets: list[tuple[Any, str, Any]] = []
-    for name in ("load", "encode", "decode"):
-        targets.append((UPSTREAM, name, clock.wrap("upstream", getattr(UPSTREAM, name))))
-        for subject in (STRICT, LENIENT):
-            targets.append((subject, name, clock.wrap(reference_stage,
-                                                      getattr(subject, name))))
-    judged: Any = classify_module  # the names judge() looks up, not its public API
-    targets += [
-        (classify_module, "judge_tiers", clock.wrap("compare", judged.judge_tiers)),
-        (classify_module, "classify", clock.wrap("classify", judged.classify)),
-        (Tally, "record", clock.wrap("record", Tally.record)),
-    ]
-    with _patched(targets):
-        yield
+    upstream = TimedSubject(UPSTREAM, clock, "upstream")
+    tracks: Any = (TimedSubject(STRICT, clock, "reference"),
+                   TimedSubject(LENIENT, clock, "reference"))
+    return lambda case: observe_case(case, upstream, tracks)
 
 
 def timed_strategy(strategy: Any, clock: StageClock) -> Any:
@@ -904,14 +900,14 @@ STAGE_MEANING = {
     "generation": "Hypothesis drawing the cases (harness/strategies)",
     "upstream": "the upstream subject: tokenizers load/encode/decode and their Outcomes",
     "reference": "the reference subject: implementation/ load/encode/decode (both tracks)",
-    "reference_for_classification": "the lenient reference re-loaded by classifier "
-                                    "predicates (harness/judge/predicates.py, "
-                                    "Context.lenient)",
+    "reference_for_classification": "what the judge has run again through its replayer "
+                                    "(harness/runs/replay.py: the lenient reference "
+                                    "re-loaded for the predicates, say)",
     "execute_glue": "harness/runs/observe.py around the subjects (document JSON, "
                     "Observations)",
     "compare": "harness/judge/compare.py: tiered comparison of each observation",
-    "classify": "harness/judge/classify.py and the predicates, without the reference "
-                "reloads",
+    "classify": "harness/judge/classify.py and the predicates, without what the replayer "
+                "runs",
     "record": "Tally.record: counts, witnesses, rule coverage",
     "engine_and_rest": "the rest of the wall time: Hypothesis' engine (choice trees, "
                        "mutations), the test wrapper",
@@ -928,14 +924,12 @@ def explore_once(examples: int, seed_value: int) -> dict[str, Any]:
     clock = StageClock()
     stats = Tally()
     strategy = timed_strategy(generated.default_strategy(), clock)
-    engine = Engine(observe=clock.wrap("execute_glue", generated.observe),
-                    rules=rules_exercised)
-    with instrumented(clock):
-        cpu = time.process_time()
-        started = time.perf_counter()
-        engine.explore(strategy, budget=examples, seed_value=seed_value, tally=stats)
-        wall = time.perf_counter() - started
-        cpu = time.process_time() - cpu
+    engine = Engine(observe=timed_observer(clock), rules=rules_exercised, timing=clock)
+    cpu = time.process_time()
+    started = time.perf_counter()
+    engine.explore(strategy, budget=examples, seed_value=seed_value, tally=stats)
+    wall = time.perf_counter() - started
+    cpu = time.process_time() - cpu
     stages = {stage: clock.totals.get(stage, 0.0) for stage in STAGES[:-1]}
     stages["engine_and_rest"] = max(0.0, wall - sum(stages.values()))
     return {"examples": stats.examples, "comparisons": stats.comparisons, "wall": wall,

@@ -21,11 +21,12 @@ from typing import Any, Final, cast
 from ..core.case import Case
 from ..core.observation import Observation, Track
 from ..core.outcome import Crashed, Decoded, Encoded, Loaded, Outcome, Refused
-from ..subjects.reference import LENIENT, STRICT
+from ..subjects.reference import LENIENT
 from ..subjects.upstream import UPSTREAM, normalize
 from .compare import Divergence
 from .predicates import ALL, NONE, Context, Predicate
 from .predicates import REGISTRY as PREDICATES
+from .replay import NothingReplayed
 
 #: Upstream handles of changed documents, by document text (a few at a time).
 _REPLAYS: OrderedDict[str, Any] = OrderedDict()
@@ -1210,7 +1211,7 @@ def _ordering_fixed(document: dict[str, Any], obs: Observation, upstream: Outcom
                           add_special_tokens=bool(obs.option("add_special_tokens")))
     if not isinstance(ours, Encoded):
         return None
-    ctx = Context(Case(document=document, texts=(), id_runs=(), pairs=()))
+    ctx = Context(Case(document=document, texts=(), id_runs=(), pairs=()), NothingReplayed())
     mirrored = Observation("lenient", obs.operation, obs.input, obs.options, ours, upstream)
     for tier in ("ids", "tokens", "special_mask", "type_ids", "attention_mask"):
         if getattr(ours, tier) != getattr(upstream, tier) and not PREDICATES[
@@ -1659,16 +1660,16 @@ def _like_reference(class_id: str, predicate: str) -> Predicate:
 def _reference_replay(ctx: Context, obs: Observation) -> tuple[Track, Outcome | None]:
     """``obs`` on our reference: strict, or lenient where strict refuses the file."""
     track: Track = "strict" if not isinstance(ctx.strict, Refused | Crashed) else "lenient"
-    handle = ctx.strict if track == "strict" else ctx.lenient
-    if isinstance(handle, Refused | Crashed):
+    if isinstance(ctx.strict if track == "strict" else ctx.lenient, Refused | Crashed):
         return track, None
-    subject = STRICT if track == "strict" else LENIENT
     if obs.operation == "encode" and isinstance(obs.input, str):
-        return track, subject.encode(handle, obs.input, obs.option("pair"),
-                                     add_special_tokens=bool(obs.option("add_special_tokens")))
+        return track, ctx.replay.encode(
+            track, ctx.json, obs.input, obs.option("pair"),
+            add_special_tokens=bool(obs.option("add_special_tokens")))
     if obs.operation == "decode" and isinstance(obs.input, tuple):
-        return track, subject.decode(handle, obs.input,
-                                     skip_special_tokens=bool(obs.option("skip_special_tokens")))
+        return track, ctx.replay.decode(
+            track, ctx.json, obs.input,
+            skip_special_tokens=bool(obs.option("skip_special_tokens")))
     return track, None
 
 

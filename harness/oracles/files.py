@@ -83,6 +83,7 @@ from ..judge.classify import classify
 from ..judge.compare import compare
 from ..judge.registry import load_registry
 from ..report.files import ReportError, read_report
+from ..runs.replay import CaseReplayer
 from ..subjects.reference import LENIENT, STRICT, ReferenceSubject
 from . import cases as oracle_cases
 from .cases import OracleSpec, RowSpec, TokenizerSpec
@@ -671,7 +672,7 @@ class _Judge:
             divergence = compare(obs)
             if divergence is None:
                 continue
-            verdict = classify(case, [divergence])[0]
+            verdict = classify(case, [divergence], replay=CaseReplayer())[0]
             where = f"{label} ({obs.track} track)"
             if verdict.is_failure:
                 self.problems.append(Problem(

@@ -14,6 +14,7 @@ from ..core.case import Case
 from ..judge.classify import judge
 from ..report.files import ReportError, read_report
 from ..runs.engine import Engine
+from ..runs.replay import CaseReplayer
 from ..runs.third_party import PINNED_FOLDER, engine_for
 
 Json = dict[str, Any]
@@ -32,7 +33,7 @@ def _shows(engine: Engine, case: Case, entry_id: str) -> bool:
             and not any(v.is_failure for v in judgement.verdicts)):
         return False
     fewer = [c for c in engine.classes or () if c.id != entry_id]
-    without = judge(case, observations, engine.capabilities, fewer)
+    without = judge(case, observations, engine.capabilities, fewer, replay=CaseReplayer())
     return any(v.is_failure for v in without.verdicts)
 
 

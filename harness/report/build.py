@@ -211,7 +211,7 @@ def build_report(result: JobResultLike, report_path: str = DEFAULT_REPORT,
         by_class={cls.id: tally.by_class.get(cls.id, 0) for cls in registry},
         classes_not_observed=[c.id for c in registry if c.id not in tally.by_class],
         upstream_load_outcomes=dict(sorted(tally.upstream_outcomes.items())),
-        skipped_tiers=dict(sorted(tally.skipped.items())),
+        skipped_tiers=dict(sorted(tally.skipped.items())), judge_replays=tally.replays,
         stale_pinned_witnesses=[model.Stale(s.id, s.class_id, list(s.now))
                                 for s in result.stale],
         duration_seconds=_round(result.duration),

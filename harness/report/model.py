@@ -136,6 +136,9 @@ class Summary:
     #: witness still showing it (docs/decisions/0029-pinned-witnesses-first.md), as
     #: "class <id>" or "failure <signature>".
     witness_searches: list[str] = field(default_factory=list)
+    #: Executions the judge had its replayer make (harness/runs/replay.py), over the
+    #: recorded cases (searches for smaller witnesses not counted).
+    judge_replays: int = 0
 
 
 @dataclass

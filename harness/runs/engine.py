@@ -19,10 +19,12 @@ size a witness; the engine does the rest the same way for every kind of run:
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import traceback
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 import hypothesis
 from hypothesis import HealthCheck, Phase, given, seed, settings
@@ -34,9 +36,17 @@ from ..core.observation import Observation
 from ..core.profiles import Profile
 from ..judge.classify import Explainer, Judgement, Verdict, judge
 from ..subjects.protocol import ALL_CAPABILITIES
+from .replay import CaseReplayer
 from .tally import Tally, Witness, case_size, failure_signature, no_larger
 
 Observer = Callable[[Case], list[Observation]]
+
+
+class Timing(Protocol):
+    """A timing hook (the bench's clock): ``stage(name)`` is a context around each stage
+    the engine runs: observe, compare, classify, specification, replay, record."""
+
+    def stage(self, name: str) -> AbstractContextManager[None]: ...
 
 
 #: One witness search: ("class", class id) or ("failure", failure signature).
@@ -58,10 +68,18 @@ class Engine:
     fixture: str | None = None
     #: What explains divergences: our registry (None) or a subject's expectations.
     classes: Sequence[Explainer] | None = None
+    #: Whether the specification oracle's findings are verdicts too (generated runs).
+    specification: bool = False
+    timing: Timing | None = None
 
     def evaluate(self, case: Case) -> tuple[list[Observation], Judgement]:
-        observations = self.observe(case)
-        return observations, judge(case, observations, self.capabilities, self.classes)
+        stage = self.timing.stage if self.timing is not None else None
+        with stage("observe") if stage is not None else contextlib.nullcontext():
+            observations = self.observe(case)
+        replay = CaseReplayer(stage)
+        judgement = judge(case, observations, self.capabilities, self.classes,
+                          replay=replay, specification=self.specification, stage=stage)
+        return observations, dataclasses.replace(judgement, replays=replay.executions)
 
     def record(self, tally: Tally, case: Case) -> Judgement:
         """Evaluate one case into ``tally``. A bug of the harness (an exception out of a
@@ -72,8 +90,10 @@ class Engine:
         except Exception as exc:
             tally.errors.append(describe_error(exc))
             return Judgement([], [])
-        tally.record(case, observations, judgement, size=self.size(case),
-                     fixture=self.fixture, rules=self.rules, features=self.features)
+        with (self.timing.stage("record") if self.timing is not None
+              else contextlib.nullcontext()):
+            tally.record(case, observations, judgement, size=self.size(case),
+                         fixture=self.fixture, rules=self.rules, features=self.features)
         return judgement
 
     def run_items(self, items: Iterable[Case], tally: Tally,

@@ -45,7 +45,8 @@ from ..subjects.protocol import ALL_CAPABILITIES, Subject, failed
 from ..subjects.reference import LENIENT, STRICT, ReferenceSubject
 from ..subjects.upstream import UPSTREAM
 from .engine import Engine
-from .observe import Side, load_outcome, observe_inputs
+from .observe import Side, load_outcome, needs_lenient, observe_inputs
+from .replay import CaseReplayer
 from .tally import Tally, Witness
 from .third_party import engine_for
 
@@ -93,8 +94,8 @@ class LoadedFixture:
         self.loads = [Observation("strict", "load", None, (), load_outcome(self.ours),
                                   load_outcome(self.theirs))]
         self.lenient_seconds: float | None = None
-        if (isinstance(subject, ReferenceSubject) and subject.strict and failed(self.ours)
-                and not failed(self.theirs)):
+        if (isinstance(subject, ReferenceSubject) and subject.strict
+                and needs_lenient(self.ours, self.theirs)):
             started = time.perf_counter()
             self.ours = LENIENT.load(text)
             self.lenient_seconds = time.perf_counter() - started
@@ -142,8 +143,11 @@ def run_fixture(name: str, *, corpus: list[str], examples: int, seed_value: int,
     if loaded.lenient_seconds is not None:
         result.load_seconds["reference-lenient"] = round(loaded.lenient_seconds, 3)
     load_case = Case(loaded.document)
-    result.tally.record(load_case, loaded.loads, judge(load_case, loaded.loads, capabilities,
-                                                       classes), size=0, fixture=name)
+    replay = CaseReplayer()
+    loads_judged = judge(load_case, loaded.loads, capabilities, classes, replay=replay)
+    result.tally.record(load_case, loaded.loads,
+                        dataclasses.replace(loads_judged, replays=replay.executions),
+                        size=0, fixture=name)
     if failed(loaded.ours) or failed(loaded.theirs):
         return result
     engine = Engine(observe=loaded.observe, size=text_size, fixture=name,

@@ -65,6 +65,8 @@ class Tally:
     skipped: Counter[str] = field(default_factory=Counter)
     #: Bugs of the harness itself met during the run (each makes the run fail).
     errors: list[str] = field(default_factory=list)
+    #: Executions the judge had its replayer make (``harness.runs.replay``).
+    replays: int = 0
 
     @property
     def failure_count(self) -> int:
@@ -93,6 +95,7 @@ class Tally:
             if rules is not None:
                 self.rule_comparisons.update(rules(case, obs))
         self.skipped.update(f"{operation}/{tier}" for operation, tier in judgement.skipped)
+        self.replays += judgement.replays
         for verdict in judgement.verdicts:
             self.record_verdict(case, verdict, size=size, fixture=fixture)
 

@@ -31,6 +31,7 @@ from harness.judge.byte_level_spans import (
 from harness.judge.compare import Divergence
 from harness.judge.predicates import Context, byte_level_trimmed_offsets
 from harness.judge.specification import check_case
+from harness.runs.replay import CaseReplayer
 from implementation.byte_level import (
     BYTE_SYMBOLS,
     GPT2_PATTERN,
@@ -585,7 +586,7 @@ def with_spans(div: Divergence, spans: tuple[tuple[int, int], ...]) -> Divergenc
 @pytest.mark.parametrize("pair", [None, "  second text "])
 def test_the_class_explains_upstreams_trimming(pair: str | None) -> None:
     case, div = witness(pair=pair)
-    explained = byte_level_trimmed_offsets(Context(case), div)
+    explained = byte_level_trimmed_offsets(Context(case, CaseReplayer()), div)
     ref_, up = div.observation.reference, div.observation.upstream
     assert isinstance(ref_, Encoded) and isinstance(up, Encoded)
     differing = {i for i, (a, b) in enumerate(zip(ref_.spans, up.spans, strict=True))
@@ -610,16 +611,16 @@ def test_the_class_refuses_a_reference_wrong_on_our_side() -> None:
         bad = with_spans(div, wrong)
         changed = {i for i, (a, b) in enumerate(zip(wrong, up.spans, strict=True)) if a != b}
         assert changed
-        assert not changed <= byte_level_trimmed_offsets(Context(case), bad)
+        assert not changed <= byte_level_trimmed_offsets(Context(case, CaseReplayer()), bad)
 
 
 def test_the_specification_oracle_flags_byte_level_spans_off_the_contract() -> None:
     case, div = witness()
     up = div.observation.upstream
     assert isinstance(up, Encoded)
-    findings = check_case(case, [with_spans(div, up.spans).observation])
+    findings = check_case(case, [with_spans(div, up.spans).observation], CaseReplayer())
     assert [d.tier for d in findings] == ["specification[oc-byte-fallback-spans]"]
-    assert not check_case(case, [div.observation])
+    assert not check_case(case, [div.observation], CaseReplayer())
 
 
 # ---------------------------------------------------------------------------

@@ -28,6 +28,7 @@ from harness.judge.byte_level_spans import byte_level_spans
 from harness.judge.predicates import Context, byte_level_trimmed_offsets
 from harness.judge.specification import Specification, check_case
 from harness.runs.generated import evaluate
+from harness.runs.replay import CaseReplayer
 from implementation.byte_level import BYTE_SYMBOLS, to_symbols
 
 tokenizers = pytest.importorskip("tokenizers")
@@ -79,7 +80,7 @@ def encoded(doc: JSON, text: str) -> tuple[Encoded, Any]:
 def judged(doc: JSON, text: str) -> tuple[Encoded, dict[int, tuple[int, int]]]:
     ours, theirs = encoded(doc, text)
     assert list(ours.ids) == list(theirs.ids), text
-    spec = Specification(Case(doc, texts=(text,)))
+    spec = Specification(Case(doc, texts=(text,)), CaseReplayer())
     return ours, byte_level_spans(ours, (text,), doc, spec.aligned)
 
 
@@ -159,7 +160,8 @@ def test_trimmed_offsets_in_normalized_words_are_explained(name: str) -> None:
         assert isinstance(ours, Encoded) and isinstance(theirs, Encoded)
         differing = {i for i, (a, b) in enumerate(zip(ours.spans, theirs.spans, strict=True))
                      if a != b and ours.special_mask[i] == 0}
-        assert differing <= byte_level_trimmed_offsets(Context(case), verdict.divergence)
+        ctx = Context(case, CaseReplayer())
+        assert differing <= byte_level_trimmed_offsets(ctx, verdict.divergence)
 
 
 def test_a_normalized_word_off_the_contract_is_flagged() -> None:
@@ -179,10 +181,10 @@ def test_a_normalized_word_off_the_contract_is_flagged() -> None:
                   for i, (s, e) in enumerate(ours.spans))
     bad = dataclasses.replace(div, observation=dataclasses.replace(
         div.observation, reference=dataclasses.replace(ours, spans=wrong)))
-    findings = check_case(case, [bad.observation])
+    findings = check_case(case, [bad.observation], CaseReplayer())
     assert [d.tier for d in findings] == ["specification[oc-byte-fallback-spans]"]
-    assert changed not in byte_level_trimmed_offsets(Context(case), bad)
-    assert not check_case(case, [div.observation])
+    assert changed not in byte_level_trimmed_offsets(Context(case, CaseReplayer()), bad)
+    assert not check_case(case, [div.observation], CaseReplayer())
 
 
 # ---------------------------------------------------------------------------
@@ -246,7 +248,8 @@ def test_trimmed_offsets_over_words_that_spell_their_text_are_explained(
         assert isinstance(ours, Encoded) and isinstance(theirs, Encoded)
         differing = {i for i, (a, b) in enumerate(zip(ours.spans, theirs.spans, strict=True))
                      if a != b and ours.special_mask[i] == 0}
-        assert differing <= byte_level_trimmed_offsets(Context(case), verdict.divergence)
+        ctx = Context(case, CaseReplayer())
+        assert differing <= byte_level_trimmed_offsets(ctx, verdict.divergence)
 
 
 def test_a_token_off_its_characters_is_not_explained() -> None:
@@ -266,7 +269,7 @@ def test_a_token_off_its_characters_is_not_explained() -> None:
                   for i, (s, e) in enumerate(ours.spans))
     bad = dataclasses.replace(div, observation=dataclasses.replace(
         div.observation, reference=dataclasses.replace(ours, spans=wrong)))
-    assert moved not in byte_level_trimmed_offsets(Context(case), bad)
+    assert moved not in byte_level_trimmed_offsets(Context(case, CaseReplayer()), bad)
 
 
 @pytest.mark.parametrize("normalizer", [None, {"type": "Lowercase"}], ids=["plain", "lowercase"])
@@ -287,5 +290,5 @@ def test_an_added_token_with_the_whitespace_lstrip_took_is_read(normalizer: JSON
     assert not [v for v in judgement.verdicts if v.is_failure]
     ours, _ = encoded(doc, text)
     at = ours.tokens.index(" Wo")
-    spec = Specification(case)
+    spec = Specification(case, CaseReplayer())
     assert byte_level_spans(ours, (text,), doc, spec.aligned)[at] == ours.spans[at] == (7, 10)

@@ -16,6 +16,7 @@ from harness.core.case import Case
 from harness.core.outcome import Crashed, Refused
 from harness.judge.predicates import Context, normalizer_insertion_panic
 from harness.runs.generated import evaluate
+from harness.runs.replay import CaseReplayer
 from harness.subjects import upstream
 
 tokenizers = pytest.importorskip("tokenizers")
@@ -75,7 +76,7 @@ def test_the_predicate_refuses_a_wrong_side() -> None:
     case = Case(doc, texts=("Wo",))
     _, judgement = evaluate(case)
     div = judgement.verdicts[0].divergence
-    assert normalizer_insertion_panic(Context(case), div)
+    assert normalizer_insertion_panic(Context(case, CaseReplayer()), div)
     ours = div.observation.reference
     assert isinstance(ours, Refused)
     # our side: a refusal at another path, or by a rule the document keeps
@@ -84,7 +85,7 @@ def test_the_predicate_refuses_a_wrong_side() -> None:
                                       path="$.model.dropout")):
         bad = dataclasses.replace(div, observation=dataclasses.replace(
             div.observation, reference=wrong))
-        assert not normalizer_insertion_panic(Context(case), bad)
+        assert not normalizer_insertion_panic(Context(case, CaseReplayer()), bad)
     # upstream's side: the same panic claimed for a document that loads (no Unicode step)
     loads = Case(document([replace("a**")]), texts=("Wo",))
-    assert not normalizer_insertion_panic(Context(loads), div)
+    assert not normalizer_insertion_panic(Context(loads, CaseReplayer()), div)

@@ -27,6 +27,7 @@ from harness.judge.predicates import ALL, Context
 from harness.judge.registry import load_registry
 from harness.judge.specification import check_case
 from harness.runs.generated import evaluate
+from harness.runs.replay import CaseReplayer
 from harness.subjects.upstream import UPSTREAM
 
 pytestmark = pytest.mark.upstream
@@ -57,7 +58,7 @@ def _witness(class_id: str) -> tuple[Case, Divergence]:
 
 
 def _explains(class_id: str, case: Case, div: Divergence) -> frozenset[int]:
-    return CLASSES[class_id].predicate(Context(case), div)
+    return CLASSES[class_id].predicate(Context(case, CaseReplayer()), div)
 
 
 def _with_reference(div: Divergence, reference: Any, **changes: Any) -> Divergence:
@@ -191,7 +192,7 @@ def test_the_predicate_refuses_a_reference_wrong_on_our_side(class_id: str) -> N
 def test_the_specification_oracle_flags_the_same_wrong_reference(class_id: str) -> None:
     case, div = _witness(class_id)
     wrong = WRONG[class_id](case, div)
-    assert check_case(case, [wrong.observation]), class_id
+    assert check_case(case, [wrong.observation], CaseReplayer()), class_id
 
 
 def test_two_classes_explain_one_divergence_together() -> None:

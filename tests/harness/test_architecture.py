@@ -11,6 +11,7 @@ much as those at the top. Within one package, the module import graph has no cyc
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
@@ -159,9 +160,82 @@ def test_the_test_bites(tmp_path: Path) -> None:
     assert cycles(copy), "core/outcome <-> core/observation is a cycle"
 
 
+#: judge/ modules still replaying subjects themselves, until the merge moves them out of
+#: judge/ (issue 20: transformers.js' recognisers go to its subject folder). The lead
+#: empties this at merge.
+JUDGE_EXCEPTIONS = frozenset({"recognisers.py"})
+
+
+def judge_reaches(root: Path = HARNESS) -> list[str]:
+    """Imports by which the judge could run a subject: of ``harness/subjects/`` or of
+    ``implementation/`` (the code it judges), at any depth. The judge has what it must
+    run again run by the replayer it is handed (``harness/judge/replay.py``)."""
+    problems: list[str] = []
+    for path in sorted((root / "judge").rglob("*.py")):
+        if path.name in JUDGE_EXCEPTIONS:
+            continue
+        targets = harness_imports(path, root)
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                targets += [(node.lineno, a.name) for a in node.names]
+            elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+                targets.append((node.lineno, node.module))
+        for line, target in sorted(set(targets)):
+            if target.split(".")[0] == "implementation" or target.startswith(
+                    "harness.subjects"):
+                problems.append(f"{path.relative_to(root.parent)}:{line}: the judge imports "
+                                f"{target}")
+    return problems
+
+
+def test_the_judge_runs_nothing() -> None:
+    assert judge_reaches() == []
+
+
+def test_the_judge_rule_bites(tmp_path: Path) -> None:
+    """An import of the reference or of a subject by the judge, even inside a function."""
+    copy = tmp_path / "harness"
+    for path in HARNESS.rglob("*.py"):
+        target = copy / path.relative_to(HARNESS)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(path.read_text(encoding="utf-8"), encoding="utf-8")
+    assert judge_reaches(copy) == []
+    compare = copy / "judge" / "compare.py"
+    compare.write_text(compare.read_text(encoding="utf-8")
+                       + "\n\ndef _late() -> None:\n    from ..subjects import upstream  # noqa\n"
+                       "    import implementation.decoders  # noqa\n", encoding="utf-8")
+    found = judge_reaches(copy)
+    assert any("imports harness.subjects.upstream" in v for v in found), found
+    assert any("imports implementation.decoders" in v for v in found), found
+
+
 @pytest.mark.parametrize("package", sorted(p.name for p in HARNESS.iterdir()
                                            if (p / "__init__.py").is_file()))
 def test_every_package_says_its_job(package: str) -> None:
     doc = ast.get_docstring(ast.parse((HARNESS / package / "__init__.py").read_text(
         encoding="utf-8")))
     assert doc, f"harness/{package}/__init__.py has no docstring"
+
+
+ARCHITECTURE = HARNESS.parent / "docs" / "architecture.md"
+
+
+def test_the_architecture_document_names_what_exists() -> None:
+    """Every ``harness/...`` path and every module of the implementation table that
+    ``docs/architecture.md`` names exists."""
+    text = ARCHITECTURE.read_text(encoding="utf-8")
+    root = HARNESS.parent
+    named = set(re.findall(r"(?<![\w/])harness/[\w/]+(?:\.py|\.yaml)?", text))
+    missing = [name for name in sorted(named)
+               if not (root / name).exists() and not (root / f"{name}.py").exists()]
+    table = text[text.index("## implementation/"):]
+    missing += [f"implementation/{name}" for name in re.findall(r"^\| `([\w/]+(?:\.py)?)`", table,
+                                                               re.M)
+                if not (root / "implementation" / name).exists()]
+    assert missing == []
+
+
+def test_every_harness_package_is_in_the_architecture_document() -> None:
+    text = ARCHITECTURE.read_text(encoding="utf-8")
+    packages = sorted(p.name for p in HARNESS.iterdir() if (p / "__init__.py").is_file())
+    assert [p for p in packages if f"`{p}/`" not in text] == []

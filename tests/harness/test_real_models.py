@@ -43,6 +43,7 @@ from harness.fixtures.sentencepiece_model import (
 )
 from harness.judge.classify import judge
 from harness.runs import real_models as real_run
+from harness.runs.replay import CaseReplayer
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 CORPUS = REPO_ROOT / "fixtures" / "corpus" / "real_model_corpus.json"
@@ -602,11 +603,11 @@ def test_lenient_track_behind_a_strict_refusal() -> None:
     assert (strict.track, lenient.track) == ("strict", "lenient")
     assert getattr(strict.reference, "rule", None) == "decoder-shape"
     case = loaded.case("Hello world")
-    verdicts = judge(case, loaded.loads).verdicts
+    verdicts = judge(case, loaded.loads, replay=CaseReplayer()).verdicts
     assert [v.classes for v in verdicts] == [("strict-decoder-shape",)]
     observations = loaded.observe(case)
     assert observations and {o.track for o in observations} == {"lenient"}
-    assert not any(v.is_failure for v in judge(case, observations).verdicts)
+    assert not any(v.is_failure for v in judge(case, observations, replay=CaseReplayer()).verdicts)
 
 
 @pytest.mark.upstream

@@ -176,9 +176,10 @@ def _treat_as_failure(monkeypatch: pytest.MonkeyPatch, cls: str) -> None:
     """Make the intended class ``cls`` unexplained, as if its predicate were gone."""
     real = classify_module.classify
 
-    def classify(case: Case, divergences: list[Any], registry: Any = None) -> list[Verdict]:
+    def classify(case: Case, divergences: list[Any], registry: Any = None, *,
+                 replay: Any) -> list[Verdict]:
         return [Verdict(v.divergence, tuple(c for c in v.classes if c != cls))
-                for v in real(case, divergences, registry)]
+                for v in real(case, divergences, registry, replay=replay)]
 
     monkeypatch.setattr(classify_module, "classify", classify)
 

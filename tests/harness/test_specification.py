@@ -12,14 +12,15 @@ import pytest
 from harness.core.case import Case
 from harness.core.observation import Observation
 from harness.core.outcome import Decoded, Encoded, Loaded, Refused
+from harness.judge.byte_pieces import byte_piece_violations
 from harness.judge.specification import (
     Specification,
     broken_rules,
-    byte_piece_violations,
     decoder_shape_path,
     template_layout,
     without_metaspace,
 )
+from harness.runs.replay import CaseReplayer
 from harness.subjects.reference import STRICT
 
 BYTES = {f"<0x{b:02X}>": b + 3 for b in range(256)}
@@ -89,23 +90,24 @@ def _load(case: Case, reference: Any, track: str = "strict") -> Observation:
 def test_a_reference_that_loads_a_refused_shape_is_flagged() -> None:
     case = Case(document(decoder={"type": "Sequence", "decoders": [*LLAMA["decoders"],
                                                                    {"type": "Fuse"}]}))
-    assert Specification(case).check(_load(case, Loaded()))
+    assert Specification(case, CaseReplayer()).check(_load(case, Loaded()))
     right = Refused("decoder-shape", "", "$.decoder.decoders[4]")
-    assert not Specification(case).check(_load(case, right))
+    assert not Specification(case, CaseReplayer()).check(_load(case, right))
     elsewhere = Refused("decoder-shape", "", "$.decoder")
-    assert Specification(case).check(_load(case, elsewhere))
+    assert Specification(case, CaseReplayer()).check(_load(case, elsewhere))
 
 
 def test_a_reference_that_refuses_a_reproduced_shape_is_flagged() -> None:
     case = Case(document())
-    found = Specification(case).check(_load(case, Refused("decoder-shape", "", "$.decoder")))
+    found = Specification(case, CaseReplayer()).check(
+        _load(case, Refused("decoder-shape", "", "$.decoder")))
     assert found and found[0].tier == "specification[decoder-shape]"
 
 
 def test_the_lenient_reference_never_refuses_by_a_strict_only_rule() -> None:
     case = Case(document(decoder=None))
     refused = Refused("decoder-shape", "", "$.decoder")
-    assert Specification(case).check(_load(case, refused, "lenient"))
+    assert Specification(case, CaseReplayer()).check(_load(case, refused, "lenient"))
 
 
 def test_metaspace_steps_are_taken_out() -> None:
@@ -128,18 +130,18 @@ def test_a_reference_that_applies_the_metaspace_decoder_is_flagged() -> None:
     kept = Observation("lenient", "decode", ids, (("skip_special_tokens", True),),
                        Decoded("\u2581ab"), Decoded("ab"))
     applied = replace(kept, reference=Decoded("ab"))
-    assert not Specification(case).check(kept)
-    assert Specification(case).check(applied)
+    assert not Specification(case, CaseReplayer()).check(kept)
+    assert Specification(case, CaseReplayer()).check(applied)
 
 
 def test_unknown_ids_are_refused_at_the_first() -> None:
     case = Case(document())
     obs = Observation("strict", "decode", (259, 5000, 6000), (("skip_special_tokens", True),),
                       Refused("decode-unknown-id", "", "ids[1]"), Decoded("a"))
-    assert not Specification(case).check(obs)
-    assert Specification(case).check(replace(obs, reference=Decoded("a")))
+    assert not Specification(case, CaseReplayer()).check(obs)
+    assert Specification(case, CaseReplayer()).check(replace(obs, reference=Decoded("a")))
     wrong = replace(obs, reference=Refused("decode-unknown-id", "", "ids[2]"))
-    assert Specification(case).check(wrong)
+    assert Specification(case, CaseReplayer()).check(wrong)
 
 
 def test_an_added_token_with_empty_content_names_no_id() -> None:
@@ -151,7 +153,7 @@ def test_an_added_token_with_empty_content_names_no_id() -> None:
     doc["added_tokens"] = [*doc["added_tokens"], empty]
     obs = Observation("strict", "decode", (259, 262), (("skip_special_tokens", True),),
                       Refused("decode-unknown-id", "", "ids[1]"), Decoded("a"))
-    assert not Specification(Case(doc)).check(obs)
+    assert not Specification(Case(doc), CaseReplayer()).check(obs)
 
 
 def test_the_template_layout() -> None:

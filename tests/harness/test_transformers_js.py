@@ -20,6 +20,7 @@ from harness.core.case import Case
 from harness.judge.classify import judge
 from harness.judge.expectations import Expectations, load
 from harness.runs import third_party
+from harness.runs.replay import CaseReplayer
 from harness.subjects import transformers_js
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -61,13 +62,14 @@ def test_a_pinned_witness_is_green_and_turns_red_without_its_entry(
     case = Case.from_json(row["case"])
     observations = wired.engine.observe(case)
     known = judge(case, observations, wired.subject.capabilities,
-                  wired.expectations.classes)
+                  wired.expectations.classes, replay=CaseReplayer())
     assert any(row["class"] in v.classes for v in known.verdicts)
     assert not [v for v in known.verdicts if v.is_failure], [
         v.divergence.detail for v in known.verdicts if v.is_failure]
     fewer = Expectations(wired.expectations.subject, wired.expectations.path,
                          tuple(e for e in wired.expectations.entries if e.id != row["class"]),
                          inherit_reference=False)
-    without = judge(case, observations, wired.subject.capabilities, fewer.classes)
+    without = judge(case, observations, wired.subject.capabilities, fewer.classes,
+                    replay=CaseReplayer())
     assert any(v.is_failure for v in without.verdicts), (
         f"deleting {row['class']} left its witness green")

@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from harness.judge.upstream_decoders import metaspace_decode_upstream, strip_would_panic
 from implementation import oniguruma
 from implementation.decoders import (
     ByteFallback,
@@ -25,9 +26,7 @@ from implementation.decoders import (
     Strip,
     byte_token_value,
     decoder_from_json,
-    metaspace_decode_upstream,
     strip_token,
-    strip_would_panic,
 )
 from implementation.errors import LoadError
 from implementation.jsonfields import Node
@@ -654,3 +653,13 @@ def test_type_less_decoder_is_refused_although_upstream_accepts_it() -> None:
     # observed: upstream (legacy untagged fallback) loads it as Strip(" ", 1, 0)
     error = refusal({"content": " ", "start": 1, "stop": 0})
     assert (error.rule, error.path) == ("missing-field", "$.decoder.type")
+
+
+def test_the_judges_byte_map_is_the_references() -> None:
+    """The judge's model of GPT-2's byte map (its own, not imported) equals the one the
+    reference decodes with."""
+    from harness.judge import upstream_decoders
+    from implementation import byte_level
+
+    judged = dict(upstream_decoders.SYMBOL_BYTES)
+    assert judged == dict(byte_level.SYMBOL_BYTES) and sorted(judged.values()) == list(range(256))

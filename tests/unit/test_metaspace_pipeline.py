@@ -20,7 +20,7 @@ import pytest
 from builders import METASPACE, metaspace, metaspace_document
 
 import implementation as ref
-from implementation.decoders import metaspace_decode_upstream
+from harness.judge.upstream_decoders import metaspace_decode_upstream
 from implementation.metaspace import PrependScheme
 
 Tok = tuple[str, int, int, int]  # token, id, start, end
@@ -411,7 +411,7 @@ def test_decoder_accepted_and_not_applied(case: MetaCase) -> None:
 
 @pytest.mark.parametrize("case", CASES)
 def test_upstream_decode_helper_matches_the_observations(case: MetaCase) -> None:
-    """``metaspace_decode_upstream`` (for the harness) reproduces upstream's decode column."""
+    """``metaspace_decode_upstream`` (the judge's model) reproduces upstream's decode column."""
     for skip, upstream in ((True, case.upstream_skip), (False, case.upstream_keep)):
         tokens = kept(case.expected, skip)
         scheme = cast(PrependScheme, case.scheme)
