@@ -26,7 +26,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Final
 
-from ...core import children
+from ...core import children, interrupts
 from ...core.resources import cache_dir
 
 NAME: Final = "transformers-js"
@@ -95,6 +95,8 @@ def _pack(npm: str, folder: Path) -> Path:
     """``npm pack`` the pinned version into ``folder``; the tarball it wrote."""
     how = (f"get it with `python -m harness fetch` where the registry is reachable, or "
            f"`python -m harness fetch --from DIR` with DIR holding {TARBALL}")
+    before = interrupts.phase()
+    interrupts.set_phase(f"installing {NAME}: npm pack {PACKAGE}@{VERSION}")
     try:
         done = children.run([npm, "pack", f"{PACKAGE}@{VERSION}", "--json", "--ignore-scripts",
                              *FETCH_OPTIONS, "--pack-destination", str(folder)],
@@ -102,6 +104,9 @@ def _pack(npm: str, folder: Path) -> Path:
     except (OSError, children.ChildTimeoutError) as exc:
         raise SubjectUnavailableError(f"{NAME}: npm pack {PACKAGE}@{VERSION} did not run "
                                       f"({exc}); {how}") from None
+    finally:
+        if interrupts.received() is None:  # an interrupt names what it stopped
+            interrupts.set_phase(before)
     if done.returncode != 0:
         raise SubjectUnavailableError(f"{NAME}: npm pack {PACKAGE}@{VERSION} failed "
                                       f"({children.excerpt(done)}); {how}")
