@@ -3,7 +3,7 @@ the options all three ``ByteLevel`` components share (the post-processor step it
 ``post_processors.py``).
 
 Reproduces tokenizers 0.23.1 (``pre_tokenizers/byte_level.rs``), measured in
-``tests/test_byte_level.py``:
+``tests/differential/test_byte_level.py``:
 
 * **The byte map** (:data:`BYTE_SYMBOLS`): every byte is one printable character, the byte
   itself for ``!``..``~``, U+00A1..U+00AC and U+00AE..U+00FF, else U+0100 onwards in byte

@@ -1,8 +1,8 @@
 """The character classes of the Split-family pre-tokenizers, as ``regex`` class items.
 
 Each is the set upstream uses, measured over every code point against tokenizers 0.23.1
-with ``regex`` 2024.11.6 (tests/test_split_pre_tokenizers.py recomputes every one of them
-live; docs/decisions/0023-regex-dependency.md records the measurements):
+with ``regex`` 2024.11.6 (tests/exhaustive/test_char_classes_every_code_point.py recomputes
+every one of them live; docs/decisions/0023-regex-dependency.md records the measurements):
 
 - Oniguruma's ``\\p{..}`` general categories and scripts, ``\\s``, ``\\d`` and ``.`` mean
   what they mean in ``regex``: both carry Unicode 16.0 tables.

@@ -3,7 +3,7 @@
 
 A decoder maps the list of token strings to a list of strings (``decode_chain``);
 the tokenizer joins the final list with ``""``. Every behaviour below was
-measured against tokenizers 0.23.1 (see ``tests/test_decoders.py``).
+measured against tokenizers 0.23.1 (see ``tests/unit/test_decoders.py``).
 
 Where this module deliberately departs from upstream:
 
@@ -319,7 +319,7 @@ def parse_decoder(node: Node) -> Decoder:
     if tag == "Sequence":
         return _parse_sequence(node)
     # Not reached by the run: a type upstream decodes and we do not (decision 0012) has no
-    # divergence class, so the generator draws only reproduced types (tests/test_decoders.py).
+    # divergence class, so the generator draws only reproduced types (tests/unit/test_decoders.py).
     if tag in UPSTREAM_ONLY_TYPES:  # pragma: no cover
         node.fail("unsupported-component", f"decoder type {excerpt(tag)} is not reproduced", "type")
     return node.fail("unsupported-component", f"unknown decoder type {excerpt(tag)}", "type")

@@ -9,7 +9,7 @@ specification oracle) or a stale pinned witness. The unpatched reference passes 
 runs, so a mutant's failure is the mutant's.
 
 ``python tests/mutants.py`` (``nox -s mutants``) runs them all and prints the score;
-``tests/test_harness_selftest.py`` runs a sample in CI.
+``tests/exhaustive/test_harness_selftest.py`` runs a sample in CI.
 """
 
 from __future__ import annotations

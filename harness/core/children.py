@@ -4,7 +4,7 @@ group of its own, ended with its whole group when the wait is cut short.
 A signal that stops the run (``core.interrupts``) arrives while the harness sits in
 :func:`run`; the exception it raises ends the child's group (SIGTERM, then SIGKILL after
 a short grace) before it travels on, so no download outlives the run and the temporary
-folder it wrote into can be removed at once. Decision 0028.
+folder it wrote into can be removed at once. Decision 0029.
 """
 
 from __future__ import annotations

@@ -63,7 +63,7 @@ def repository_path(kind: DataKind, name: str = "") -> str:
 #: first use (or ahead of time by ``python -m harness fetch``): ``--cache DIR`` (which sets
 #: ``CACHE_VARIABLE`` for the run and its workers), else ``TOKENIZER_CONFORMANCE_CACHE``,
 #: else ``TOKENIZER_CONFORMANCE_BUILD`` (its older name), else the platform's cache folder.
-#: Never relative to the working directory (decision 0028).
+#: Never relative to the working directory (decision 0029).
 CACHE_VARIABLE: Final = "TOKENIZER_CONFORMANCE_CACHE"
 BUILD_VARIABLE: Final = "TOKENIZER_CONFORMANCE_BUILD"
 CACHE_NAME: Final = "tokenizer-conformance"

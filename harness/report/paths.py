@@ -7,7 +7,7 @@ budgets. Any other run writes beside it under a name that says how it differs
 ``reports/conformance-reach.yaml``); those names are ignored by git (``.gitignore``), so
 such a run leaves the work tree clean. ``--report`` writes anywhere. The chosen path is
 checked before the run starts (``unwritable``), so no work is lost at the end to a
-folder that cannot be written. Decision 0028.
+folder that cannot be written. Decision 0029.
 """
 
 from __future__ import annotations

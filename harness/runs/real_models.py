@@ -10,7 +10,7 @@ compared. A fixture whose source cannot be had here (no network, no ``npm``, not
 the cache) is not run: one line on standard error says what is missing and how to get it,
 the run goes on, and its ``FixtureRun`` carries ``not_run`` (the report's verdict is then
 ``incomplete``). A fixture whose files do not match their pins is not run either, and
-counts as a harness error (decision 0028).
+counts as a harness error (decision 0029).
 
 CLI (this part alone): ``python -m harness.runs.real_models [--examples N] [--seed S]
 [--all | NAME ...]``.

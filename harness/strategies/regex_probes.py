@@ -14,7 +14,7 @@ Regex, at a small share (``profile.SPLIT_PATTERN``, ``profile.REPLACE_REGEX``):
 - *broken* probes, Oniguruma itself refuses them: both sides refuse the file, a deliberate
   hazard, left out with ``hazards=False``.
 
-Which side refuses what was measured on tokenizers 0.23.1 (``tests/test_strategies.py``
+Which side refuses what was measured on tokenizers 0.23.1 (``tests/harness/test_strategies.py``
 checks every table against upstream).
 """
 
