@@ -108,6 +108,11 @@ class JobResult:
         return sum(r.tally.failure_count + len(r.tally.errors) for r in self.real_models)
 
     @property
+    def not_run(self) -> list[FixtureRun]:
+        """The real-model fixtures that could not be run here: the run is incomplete."""
+        return [r for r in self.real_models if r.not_run is not None]
+
+    @property
     def failed(self) -> bool:
         return (self.tally.failed or bool(self.stale) or self.real_failures > 0
                 or (self.morph_track is not None and self.morph_track.tally.failed))

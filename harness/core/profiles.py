@@ -37,3 +37,10 @@ PROFILES: dict[str, Profile] = {
     )
 }
 DEFAULT_PROFILE = "ci"
+
+
+def profiles_help() -> str:
+    """What each profile costs, for ``--help``."""
+    return "profiles (--profile):\n" + "\n".join(
+        f"  {p.name:8} {p.examples} generated cases, {p.real_examples} texts per real model; "
+        f"{p.description}" for p in PROFILES.values())

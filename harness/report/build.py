@@ -203,6 +203,8 @@ def build_report(result: JobResultLike, report_path: str = DEFAULT_REPORT,
     explore = max(result.explore_seconds, 1e-9)
     real_failures = sum(f.tally.failure_count + len(f.tally.errors)
                         for f in result.real_models)
+    not_run = [model.NotRun(f.name, f.not_run) for f in result.real_models
+               if f.not_run is not None]
     summary = model.Summary(
         examples=tally.examples, comparisons=tally.comparisons, replayed=result.replayed,
         failures=tally.failure_count, failure_signatures=len(tally.failures),
@@ -226,7 +228,7 @@ def build_report(result: JobResultLike, report_path: str = DEFAULT_REPORT,
         witness_searches=list(result.searched))
     return model.Report(
         report_version=model.REPORT_VERSION,
-        verdict="fail" if result.failed else "pass",
+        verdict=("fail" if result.failed else "incomplete" if not_run else "pass"),
         summary=summary,
         header=model.Header(command=result.command, profile=result.profile.name,
                             seed=result.seed,
@@ -241,8 +243,8 @@ def build_report(result: JobResultLike, report_path: str = DEFAULT_REPORT,
         classes=classes,
         real_models=model.RealModels(
             failures=real_failures,
-            fixtures=[fixture_section(f) for f in result.real_models],
-            seconds=_round(result.real_seconds)),
+            fixtures=[fixture_section(f) for f in result.real_models if f.not_run is None],
+            seconds=_round(result.real_seconds), not_run=not_run),
         unified_morph_track=(morph_section(result.morph_track)
                              if result.morph_track is not None else None),
         coverage=model.Coverage(

@@ -59,6 +59,9 @@ def _headline(report: Report) -> str:
         reasons = report.failing_parts() or [
             "see the report (its verdict counts a part this summary does not show)"]
         title = "## ❌ Conformance: fail — " + ", ".join(reasons)
+    elif report.verdict == "incomplete":
+        title = ("## ⚠️ Conformance: incomplete — "
+                 f"{_n(len(report.real_models.not_run), 'real model')} not run")
     else:
         title = "## ✅ Conformance: pass"
     observed = sum(1 for n in summary.by_class.values() if n)
@@ -68,6 +71,8 @@ def _headline(report: Report) -> str:
                  f"{_int(sum(f.tally.comparisons for f in fixtures))} comparisons, "
                  f"{_n(report.real_models.failures, 'failure')}" if fixtures
                  else "real models: not run")
+    if report.real_models.not_run:
+        real_line += f" ({len(report.real_models.not_run)} not run here)"
     lines = [
         title,
         "",
@@ -362,9 +367,12 @@ def _classes(report: Report, link_base: str, titles: Mapping[str, str]) -> str:
 
 def _real_models(report: Report) -> str:
     fixtures = report.real_models.fixtures
+    missing = [f"- **not run**: `{entry.fixture}` — {entry.reason}"
+               for entry in report.real_models.not_run]
     if not fixtures:
-        return "### Real models\n\nNot run in this report (`--real-examples -1`)."
-    rows = ["### Real models", "",
+        return "\n".join(["### Real models", "", *(missing or [
+            "Not run in this report (`--real-examples -1`)."])])
+    rows = ["### Real models", "", *missing, *([""] if missing else []),
             "| fixture | corpus texts | generated texts | comparisons | agreed | intended "
             "(by class) | failures | corpus encode time, reference / upstream |",
             "|---|--:|--:|--:|--:|---|--:|---|"]

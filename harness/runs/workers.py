@@ -281,11 +281,12 @@ class Workers:
             return real_models.run(examples=examples, seed_value=self.seed, fixtures=fixtures,
                                    subject=self.subject, corpus_size=corpus_size)
         # Built (or found cached) here, once, before any worker; one line for each that
-        # cannot be fetched here, which is then left out.
+        # cannot be had here, which is then recorded as not run.
+        ready, not_run = real_models.prepare(fixtures)
         futures = [self._pool.submit(_real_fixture, name, examples, self.seed, self.subject,
                                      corpus_size)
-                   for name in real_models.available(fixtures)]
-        return [fixture for future in futures for fixture in _result(future)]
+                   for name in ready]
+        return [*not_run, *(fixture for future in futures for fixture in _result(future))]
 
     @contextlib.contextmanager
     def _relay(self, base: Tally, progress: Callable[[Tally], None] | None) -> Iterator[None]:

@@ -1,7 +1,8 @@
 """Every command of the README works as written, in the environment the README sets up.
 
-- The ``python`` blocks run as written (the first one in a folder holding a
-  ``tokenizer.json``: the Llama-like fixture).
+- The ``python`` blocks run as written from the root of a fresh git copy of the repository
+  (the library example reads ``fixtures/llama_like.tokenizer.json``; what its comments
+  promise holds), and leave that copy clean.
 - The block that sets up "the harness from your own environment" runs literally in a fresh
   virtual environment: tests/exhaustive/test_readme_venv.py (the exhaustive tier).
 - ``nox -s`` commands: each names a session of ``noxfile.py``, and what follows ``--`` is
@@ -17,12 +18,11 @@ from __future__ import annotations
 import ast
 import os
 import shlex
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
-from readme_commands import ROOT, blocks, commands
+from readme_commands import ROOT, blocks, commands, fresh_copy, untracked_or_changed
 
 
 def nox_sessions() -> set[str]:
@@ -64,10 +64,16 @@ def test_every_nox_command_names_a_session_and_parses() -> None:
 
 
 def test_the_python_blocks_run(tmp_path: Path) -> None:
-    shutil.copy(ROOT / "fixtures" / "llama_like.tokenizer.json", tmp_path / "tokenizer.json")
-    (tmp_path / "fixtures").symlink_to(ROOT / "fixtures")
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    repo = fresh_copy(tmp_path / "repo")
+    env = {**os.environ, "PYTHONPATH": str(repo)}
     for block in blocks("python"):
-        done = subprocess.run([sys.executable, "-c", block], cwd=tmp_path, env=env,
-                              capture_output=True, text=True, timeout=300, check=False)
+        done = subprocess.run([sys.executable, "-c", block + "\nprint(repr(tok.decode("
+                               "seq.input_ids)))" if "ref.load_tokenizer" in block else block],
+                              cwd=repo, env=env, capture_output=True, text=True, timeout=300,
+                              check=False)
         assert done.returncode == 0, (block, done.stderr[-2000:])
+        if "ref.load_tokenizer" in block:
+            lines = done.stdout.splitlines()
+            assert lines[0].split()[2:] == ["-1", "-1", "special"]  # <s> is -1,-1
+            assert lines[-1] == "'Hello world'"
+    assert untracked_or_changed(repo) == set()

