@@ -1,6 +1,7 @@
 """transformers.js as a subject: the npm package ``@huggingface/tokenizers`` (the tokenizer
 library of ``@huggingface/transformers`` v4), pinned by version and integrity, driven by
-``subject.mjs`` beside this module through the subject protocol.
+``subject.mjs`` beside this module through the subject protocol. The folder also holds its
+expectations, their recognisers, its pinned witnesses and its findings (decision 0030).
 
 On first use the package is fetched with ``npm pack`` into the build folder
 (``.build/npm/``), its sha512 checked against the pinned integrity, and unpacked (it has
@@ -25,6 +26,7 @@ from pathlib import Path
 from typing import Final
 
 from ...core.resources import build_dir
+from ..registry import SubjectUnavailableError
 
 NAME: Final = "transformers-js"
 PACKAGE: Final = "@huggingface/tokenizers"
@@ -35,10 +37,6 @@ INTEGRITY: Final = ("sha512-LidMHe1FpcSYH4vcSjXooda34pC0M8m1gmDOv7SQi6Iv+ib1zX7J
 SCRIPT: Final = "subject.mjs"
 #: npm's own time limit for the one install.
 NPM_TIMEOUT: Final = 300
-
-
-class SubjectUnavailableError(Exception):
-    """The subject cannot run on this machine (the message says why, in one line)."""
 
 
 def package_dir(root: Path | None = None) -> Path:
