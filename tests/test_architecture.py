@@ -1,7 +1,8 @@
 """The harness' imports point one way: down the layers, never up, never in a circle.
 
     core  <-  subjects  <-  judge  <-  subjects/*/recognisers  <-  runs  <-  report  <-  oracles
-              strategies  <-  fixtures  (beside: read by runs and above)  <-  job  <-  bench, __main__
+              strategies  <-  fixtures  (beside: read by runs and above)
+    oracles  <-  job  <-  bench, __main__
 
 Each package of ``harness/`` has a rank (``LAYERS``); a module may import a module of its
 own package or of a package of strictly lower rank. Imports inside functions count as
