@@ -107,10 +107,15 @@ def _parser() -> _Parser:
                       "any other run writes beside it under its own name, e.g. "
                       "reports/conformance-smoke.yaml)")
     conf.add_argument("--subject", default=None, metavar="SUBJECT",
-                      help="the implementation to judge instead of our reference: "
-                      "transformers-js, example (our reference behind the subject protocol), "
-                      "or cmd:'<command line>' for any command speaking the protocol "
+                      help="the implementation to judge instead of our reference: a "
+                      "registered subject (transformers-js; example, our reference behind "
+                      "the subject protocol; or one a package registers), or "
+                      "cmd:'<command line>' for any command speaking the protocol "
                       "(docs/subject-protocol.md)")
+    conf.add_argument("--expectations", type=Path, default=None, metavar="PATH",
+                      help="with --subject: judge it by this expectations file instead of "
+                      "its own (docs/subject-protocol.md); its pinned witnesses are "
+                      "witnesses.json beside it")
     conf.add_argument("--real-examples", type=_at_least(-1, "--real-examples"), default=None,
                       help="Hypothesis texts per real-model fixture (default: the profile's; "
                       "-1 skips the real models)")
@@ -171,7 +176,8 @@ def _parser() -> _Parser:
     which.add_argument("--class", dest="class_id")
     rep.add_argument("--pinned", action="store_true",
                      help="with --class, for a subject's report: re-run the entry's pinned "
-                          "witness (oracles/subjects/<subject>.json) instead of the run's")
+                          "witness (witnesses.json beside its expectations file) instead of "
+                          "the run's")
 
     orc = sub.add_parser(
         "oracles", help="regenerate oracles/*.json against the installed tokenizers; "
@@ -316,6 +322,11 @@ def _conformance(args: argparse.Namespace) -> int:
     from .runs import database as example_db
     from .runs import reach as reaches
 
+    if args.expectations is not None:
+        if args.subject is None:
+            raise UsageError("--expectations judges a third-party subject: give --subject")
+        if not args.expectations.is_file():
+            raise UsageError(f"--expectations {args.expectations}: no such file")
     args.report = _report_path(args)
     problem = unwritable(args.report)
     if problem is not None:
@@ -325,11 +336,13 @@ def _conformance(args: argparse.Namespace) -> int:
     elif args.workers > (os.cpu_count() or 1):
         print(f"note: --workers {args.workers} is more than the {os.cpu_count() or 1} "
               "cores here: the processes share them", file=sys.stderr)
-    subject = _subject(args.subject)
+    subject = _subject(args.subject, args.expectations)
     if subject == "":
         return 0  # unavailable here: said in one line
     command = "python -m harness conformance " + shlex.join(
         (["--subject", args.subject] if subject is not None else [])
+        + (["--expectations", args.expectations.as_posix()]
+           if args.expectations is not None else [])
         + ["--profile", args.profile, "--seed", str(args.seed)]
         + (["--examples", str(args.examples)] if args.examples is not None else [])
         + (["--real-examples", str(args.real_examples)]
@@ -362,9 +375,9 @@ def _conformance(args: argparse.Namespace) -> int:
         print(f"subject {info.name} ({info.version}); capabilities "
               f"{', '.join(info.capabilities)}; expectations {info.expectations}; "
               f"{info.restarts} restart(s)")
-        from .judge.expectations import parse_file
+        from .runs.third_party import expectations_at
 
-        narrowing = parse_file(info.expectations).generator
+        narrowing = expectations_at(info.expectations).generator
         if narrowing:
             print("generated cases narrowed by the expectations' generator: "
                   + "; ".join(f"{key} {', '.join(options)}" for key, options in narrowing))
@@ -589,25 +602,28 @@ def _oracles(args: argparse.Namespace) -> int:
     return 1 if drifted and not args.accept else 0
 
 
-def _subject(spec: str | None) -> str | None:
-    """The subject spec to run (None: our reference; "" when it is unavailable here, said
-    in one line). A spec that names nothing is a usage error."""
+def _subject(spec: str | None, expectations: Path | str | None = None) -> str | None:
+    """The run spec to run (None: our reference; "" when a registered subject is
+    unavailable here, said in one line). A spec that names nothing, a subject that does
+    not start and a malformed expectations file are usage errors."""
     from .runs import third_party
 
     if spec is None or spec == third_party.REFERENCE:
         return None
+    from .judge.expectations import ExpectationsError
     from .subjects.process import SubjectStartError
 
+    run = third_party.run_spec(spec, None if expectations is None else str(expectations))
     try:
-        third_party.engine_for(spec)  # starts the subject: it must say hello
+        third_party.engine_for(run)  # starts the subject: it must say hello
     except third_party.SubjectUnavailableError as exc:
-        if spec in third_party.NAMED:
+        if third_party.is_registered(spec):
             print(f"skipped: {exc}")
             return ""
         raise UsageError(str(exc)) from None
-    except SubjectStartError as exc:
+    except (SubjectStartError, ExpectationsError) as exc:
         raise UsageError(str(exc)) from None
-    return spec
+    return run
 
 
 def _file_name(spec: str) -> str:
@@ -627,12 +643,14 @@ def _reproduce(args: argparse.Namespace) -> int:
     print("tokenizer.json:")
     print(case.document_json())
     if report.subject is not None:
-        from .runs.third_party import engine_for
+        from .runs.third_party import engine_for, run_of, split_spec
 
-        if _subject(report.subject.spec) == "":
+        info = report.subject
+        run = _subject(*split_spec(run_of(info.spec, info.name, info.expectations)))
+        if run is None or run == "":
             return 0
-        print(f"subject: {report.subject.name} ({report.subject.version})")
-        observations, judgement = engine_for(report.subject.spec).engine.evaluate(case)
+        print(f"subject: {info.name} ({info.version})")
+        observations, judgement = engine_for(run).engine.evaluate(case)
     else:
         observations, judgement = evaluate(case)
     for verdict in judgement.verdicts:
@@ -680,14 +698,15 @@ def _witness_case(report: Any, path: Path, *, failure: str | None,
 def _pinned_case(report: Any, path: Path, class_id: str | None) -> Any:
     """The pinned witness of one entry of the report's subject."""
     from .core.case import Case
-    from .runs.third_party import pinned_path
+    from .runs.third_party import read_named, witnesses_beside
 
     if report.subject is None or class_id is None:
         raise UsageError("--pinned needs --class and a report of a subject (our reference's "
                          "pinned witnesses are in oracles/divergences.json)")
-    pinned = pinned_path(report.subject.name)
-    rows = ({row["class"]: row for row in json.loads(pinned.read_text(encoding="utf-8"))
-             ["cases"]} if pinned.is_file() else {})
+    pinned = witnesses_beside(report.subject.expectations)
+    text = read_named(pinned) if pinned is not None else None
+    rows = ({row["class"]: row for row in json.loads(text)["cases"]}
+            if text is not None else {})
     if class_id not in rows:
         raise UsageError(f"{report.subject.name} has no pinned witness for {class_id!r} "
                          f"(pinned: {', '.join(sorted(rows)) or 'none'})")

@@ -71,7 +71,7 @@ class SubjectInfo:
 
 def subject_info(spec: str) -> SubjectInfo:
     wired = engine_for(spec)
-    return SubjectInfo(spec, wired.subject.name, wired.subject.version(),
+    return SubjectInfo(wired.spec, wired.subject.name, wired.subject.version(),
                        tuple(sorted(wired.subject.capabilities)), wired.expectations.path,
                        wired.subject.restarts)
 

@@ -9,13 +9,13 @@ from ..core.profiles import Profile
 from ..core.resources import repository_path
 from ..fixtures.morph_track import UPSTREAM_DOCUMENT
 from ..judge.coverage import RULES
-from ..judge.expectations import parse_file
 from ..judge.registry import load_registry
 from ..runs import reach as reaches
 from ..runs import tally as tallies
 from ..runs.morph_track import MorphTrackRun
 from ..runs.pinned import Stale
 from ..runs.real_models import FixtureRun
+from ..runs.third_party import expectations_at
 from . import model
 
 
@@ -178,7 +178,7 @@ def _class_entries(result: JobResultLike, report_path: str) -> list[model.ClassE
         described = [(c.id, c.kind, c.title, c.decision, list(c.upstream), c.why)
                      for c in load_registry()]
     else:
-        expected = parse_file(result.subject.expectations)
+        expected = expectations_at(result.subject.expectations)
         described = [(e.id, e.side, e.title, f"{result.subject.expectations}#{e.id}",
                       [e.link] if e.link else [], e.why) for e in expected.entries]
         if expected.inherit_reference:

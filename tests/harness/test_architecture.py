@@ -1,11 +1,14 @@
 """The harness' imports point one way: down the layers, never up, never in a circle.
 
-    core  <-  subjects  <-  judge  <-  runs  <-  report  <-  oracles  <-  job  <-  bench, __main__
+    core  <-  subjects  <-  judge  <-  subjects/*/recognisers  <-  runs  <-  report  <-  oracles
               strategies  <-  fixtures  (beside: read by runs and above)
+    oracles  <-  job  <-  bench, __main__
 
 Each package of ``harness/`` has a rank (``LAYERS``); a module may import a module of its
 own package or of a package of strictly lower rank. Imports inside functions count as
-much as those at the top. Within one package, the module import graph has no cycle.
+much as those at the top. Within one package, the module import graph has no cycle. A
+subject's recognisers (``subjects/<name>/recognisers``) are plugins of the judge: they
+rank above it, the rest of ``subjects/`` below it (decision 0034).
 """
 
 from __future__ import annotations
@@ -18,15 +21,17 @@ import pytest
 
 HARNESS = Path(__file__).resolve().parents[2] / "harness"
 
+#: The unit of every subject's recognisers (``harness.subjects.<name>.recognisers...``).
+SUBJECT_PLUGINS = "subjects/*/recognisers"
 #: package (or top-level module) of harness/ -> its rank. Lower ranks never import higher.
-LAYERS: dict[str, int] = {
+LAYERS: dict[str, float] = {
     "core": 0,
-    "expectations": 0,
     "documents": 1,
     "subjects": 1,
     "strategies": 2,
     "judge": 3,
     "fixtures": 3,
+    SUBJECT_PLUGINS: 3.5,
     "runs": 4,
     "report": 5,
     "oracles": 6,
@@ -39,8 +44,11 @@ LAYERS: dict[str, int] = {
 
 
 def _unit(module: str) -> str:
-    """``harness.judge.compare`` -> ``judge``; ``harness.job`` -> ``job``."""
+    """``harness.judge.compare`` -> ``judge``; ``harness.job`` -> ``job``;
+    ``harness.subjects.x.recognisers.readings`` -> ``SUBJECT_PLUGINS``."""
     parts = module.split(".")
+    if len(parts) > 3 and parts[1] == "subjects" and parts[3] == "recognisers":
+        return SUBJECT_PLUGINS
     return parts[1] if len(parts) > 1 else "__init__"
 
 
@@ -154,16 +162,21 @@ def test_the_test_bites(tmp_path: Path) -> None:
                        encoding="utf-8")
     assert any("harness/judge (layer 3) imports harness.runs.engine (layer 4)" in v
                for v in violations(copy))
+    adapter = copy / "subjects" / "transformers_js" / "__init__.py"
+    adapter.write_text(adapter.read_text(encoding="utf-8")
+                       + "\nfrom ...judge import compare  # noqa\n", encoding="utf-8")
+    assert any("harness/subjects (layer 1) imports harness.judge.compare (layer 3)" in v
+               for v in violations(copy))
+    classify = copy / "judge" / "classify.py"
+    classify.write_text(classify.read_text(encoding="utf-8")
+                        + "\nfrom ..subjects.transformers_js import recognisers  # noqa\n",
+                        encoding="utf-8")
+    assert any("harness/judge (layer 3) imports harness.subjects.transformers_js.recognisers "
+               "(layer 3.5)" in v for v in violations(copy))
     outcome = copy / "core" / "outcome.py"
     outcome.write_text(outcome.read_text(encoding="utf-8") + "\nfrom . import observation\n",
                        encoding="utf-8")
     assert cycles(copy), "core/outcome <-> core/observation is a cycle"
-
-
-#: judge/ modules still replaying subjects themselves, until the merge moves them out of
-#: judge/ (issue 20: transformers.js' recognisers go to its subject folder). The lead
-#: empties this at merge.
-JUDGE_EXCEPTIONS = frozenset({"recognisers.py"})
 
 
 def judge_reaches(root: Path = HARNESS) -> list[str]:
@@ -172,8 +185,6 @@ def judge_reaches(root: Path = HARNESS) -> list[str]:
     run again run by the replayer it is handed (``harness/judge/replay.py``)."""
     problems: list[str] = []
     for path in sorted((root / "judge").rglob("*.py")):
-        if path.name in JUDGE_EXCEPTIONS:
-            continue
         targets = harness_imports(path, root)
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.Import):

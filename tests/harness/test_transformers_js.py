@@ -2,7 +2,7 @@
 
 Needs ``node`` and the package (installed with ``npm`` on first use, or already in the
 build folder); skipped, naming the reason, where either is missing. Every pinned witness
-of ``oracles/subjects/transformers-js.json`` must show exactly its entry and nothing
+of ``harness/subjects/transformers_js/witnesses.json`` must show exactly its entry and nothing
 unexplained; with that entry deleted from the expectations, the same witness fails.
 """
 
@@ -18,13 +18,13 @@ pytest.importorskip("tokenizers")
 
 from harness.core.case import Case
 from harness.judge.classify import judge
-from harness.judge.expectations import Expectations, load
+from harness.judge.expectations import Expectations
 from harness.runs import third_party
 from harness.runs.replay import CaseReplayer
 from harness.subjects import transformers_js
 
 ROOT = Path(__file__).resolve().parents[2]
-PINNED = ROOT / "oracles" / "subjects" / "transformers-js.json"
+PINNED = ROOT / "harness" / "subjects" / "transformers_js" / "witnesses.json"
 
 
 def _engine() -> third_party.SubjectEngine:
@@ -49,7 +49,8 @@ def test_the_package_is_pinned_by_integrity() -> None:
 
 
 def test_every_entry_has_a_pinned_witness() -> None:
-    entries = {entry.id for entry in load(transformers_js.NAME).entries}
+    own = third_party.expectations_path(transformers_js.NAME, None)
+    entries = {entry.id for entry in third_party.expectations_at(own).entries}
     pinned = {row["class"] for row in _rows()}
     assert len(pinned) >= 10
     assert pinned <= entries

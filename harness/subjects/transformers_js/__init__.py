@@ -1,6 +1,7 @@
 """transformers.js as a subject: the npm package ``@huggingface/tokenizers`` (the tokenizer
 library of ``@huggingface/transformers`` v4), pinned by version and integrity, driven by
-``subject.mjs`` beside this module through the subject protocol.
+``subject.mjs`` beside this module through the subject protocol. The folder also holds its
+expectations, their recognisers, its pinned witnesses and its findings (decision 0034).
 
 On first use (or ahead of time: ``python -m harness fetch``) the package is fetched with
 ``npm pack`` into the user's cache folder (``<cache>/npm/``, ``core.resources``), or taken
@@ -28,6 +29,7 @@ from typing import Final
 
 from ...core import children, interrupts
 from ...core.resources import cache_dir
+from ..registry import SubjectUnavailableError
 
 NAME: Final = "transformers-js"
 PACKAGE: Final = "@huggingface/tokenizers"
@@ -43,10 +45,6 @@ TARBALL: Final = f"huggingface-tokenizers-{VERSION}.tgz"
 #: npm's limits per request (milliseconds) and no retries: an unreachable registry is
 #: told in seconds.
 FETCH_OPTIONS: Final = ("--fetch-timeout", "10000", "--fetch-retries", "0")
-
-
-class SubjectUnavailableError(Exception):
-    """The subject cannot run on this machine (the message says why, in one line)."""
 
 
 def package_dir(root: Path | None = None) -> Path:

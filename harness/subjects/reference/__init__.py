@@ -14,8 +14,8 @@ from typing import Final, TypeVar
 
 import implementation as ref
 
-from ..core.outcome import Crashed, Decoded, Encoded, Refused
-from .protocol import ALL_CAPABILITIES
+from ...core.outcome import Crashed, Decoded, Encoded, Refused
+from ..protocol import ALL_CAPABILITIES
 
 R = TypeVar("R")
 
@@ -77,3 +77,9 @@ class ReferenceSubject:
 
 STRICT: Final = ReferenceSubject(strict=True)
 LENIENT: Final = ReferenceSubject(strict=False)
+
+
+def subject() -> ReferenceSubject:
+    """The adapter (``harness.subjects.registry``): our reference, strict, in this process.
+    Its expectations are our own registry (``harness/judge/divergences.yaml``)."""
+    return STRICT

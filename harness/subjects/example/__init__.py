@@ -1,6 +1,6 @@
 """The example subject: our reference behind the subject protocol, in a child process.
 
-    python -m harness.subjects.example
+    python -m harness.subjects.example [--lenient]
 
 A minimal, complete speaker of the protocol (``docs/subject-protocol.md``) for anyone
 writing one for another implementation: it reads one JSON request per line on stdin and
@@ -13,10 +13,12 @@ from __future__ import annotations
 
 import json
 import sys
-from typing import Any
+from typing import Any, Final
 
 import implementation as ref
 
+#: The registry's name of this subject (``harness.subjects.registry``).
+NAME: Final = "example"
 CAPABILITIES = ["ids", "tokens", "spans", "special_mask", "type_ids", "attention_mask",
                 "pairs", "decode"]
 
@@ -78,5 +80,6 @@ def main(argv: list[str]) -> int:
     return 0
 
 
-if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+def command() -> list[str]:
+    """The adapter (``harness.subjects.registry``): the command line of this subject."""
+    return [sys.executable, "-m", __name__]
