@@ -1,4 +1,4 @@
-"""``python -m harness conformance | reproduce | report | oracles | bench``.
+"""``python -m harness conformance | reproduce | report | oracles | check-subject | bench``.
 
 Every user error is one line on standard error and exit status 2; Ctrl-C and SIGTERM stop
 any command within a moment, say what was interrupted, write nothing, and exit 130 / 143.
@@ -125,6 +125,14 @@ def _parser() -> _Parser:
     orc.add_argument("--root", type=Path, default=Path("."),
                      help="the repository to read and write (default: the current folder)")
 
+    chk = sub.add_parser(
+        "check-subject", help="calibrate a subject's adapter before a run: the tiers it "
+        "answers, whether encode adds the template's specials, its decode's "
+        "skip_special_tokens; exit 0 calibrated, 1 the adapter is mis-mapped, 2 it cannot "
+        "be checked here")
+    chk.add_argument("spec", metavar="SUBJECT",
+                     help="a registered subject or cmd:'<command line>' (as for --subject)")
+
     # Listed for --help only: `bench` is dispatched before parsing (see main).
     sub.add_parser("bench", add_help=False,
                    help="benchmarks: the reference against tokenizers (encode, cost growth, "
@@ -204,6 +212,8 @@ def _dispatch(arguments: list[str]) -> int:
         return _oracles(args)
     if args.command == "report":
         return _report(args)
+    if args.command == "check-subject":
+        return _check_subject(args)
     return _reproduce(args)
 
 
@@ -490,6 +500,35 @@ def _subject(spec: str | None, expectations: Path | str | None = None) -> str | 
     except (SubjectStartError, ExpectationsError) as exc:
         raise UsageError(str(exc)) from None
     return run
+
+
+def _check_subject(args: argparse.Namespace) -> int:
+    """Calibrate an adapter (harness/subjects/check.py): one line per calibration; a
+    mis-mapped adapter is one line on standard error and exit 1."""
+    from .runs import third_party
+    from .subjects.check import calibrate
+    from .subjects.process import SubjectStartError
+    from .subjects.upstream import UPSTREAM
+
+    try:
+        subject = third_party.subject_to_check(args.spec)
+        lines = calibrate(subject, UPSTREAM)
+    except (third_party.SubjectUnavailableError, SubjectStartError) as exc:
+        raise UsageError(f"python -m harness check-subject: {exc}") from None
+    print(f"subject {subject.name} ({subject.version()}); capabilities "
+          f"{', '.join(sorted(subject.capabilities))}")
+    for line in lines:
+        mark = "ok        " if line.problem is None else "MIS-MAPPED"
+        print(f"  {mark} {line.check}: {line.answer}"
+              + (f"\n             {line.problem}" if line.problem else ""))
+    problems = [line for line in lines if line.problem is not None]
+    if problems:
+        more = f" (and {len(problems) - 1} more above)" if len(problems) > 1 else ""
+        print(f"python -m harness check-subject: the adapter of {subject.name} is mis-mapped: "
+              f"{problems[0].problem}{more}", file=sys.stderr)
+        return 1
+    print(f"the adapter of {subject.name} is calibrated: a run judges the implementation")
+    return 0
 
 
 def _file_name(spec: str) -> str:
