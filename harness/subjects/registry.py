@@ -6,9 +6,10 @@ transformers_js/`` is ``transformers-js`` (underscores read as hyphens), an entr
 ``name = "package"`` (or ``"module:object"``, a ``Subject`` object) is ``name``.
 Discovery imports nothing; a subject's package is imported when it is used. The package
 is the adapter — ``command()`` (the command line of a child process speaking
-docs/subject-protocol.md) or ``subject()`` (a ``Subject`` in this process) — and its folder may hold ``expectations.yaml``, ``witnesses.json``, a findings
-document (``FINDINGS.md``) and a ``recognisers`` module or package whose ``RECOGNISERS``
-maps recogniser names to predicates (loaded by the run, never by the judge).
+docs/subject-protocol.md) or ``subject()`` (a ``Subject`` in this process) — and its
+folder may hold ``expectations.yaml``, ``witnesses.json``, a findings document
+(``FINDINGS.md``) and a ``recognisers`` module or package whose ``RECOGNISERS`` maps
+recogniser names to predicates (loaded by the run, never by the judge).
 """
 
 from __future__ import annotations
