@@ -4,7 +4,7 @@
 flags. The format, with a worked example: ``docs/subject-protocol.md``.
 
 An entry is recognised by a named predicate the caller hands to ``parse`` (the subject's
-own recognisers, a plugin the run wires in: this package imports none, decision 0030) or
+own recognisers, a plugin the run wires in: this package imports none, decision 0034) or
 by a ``signature``. A run against a subject is green when every divergence is known; a
 known entry whose pinned witness no longer shows it is stale; anything else is a failure.
 """

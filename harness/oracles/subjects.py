@@ -1,5 +1,5 @@
 """Pinned witnesses of third-party subjects (``witnesses.json`` beside the subject's
-expectations file, decision 0030): for each entry of a subject's expectations file, the
+expectations file, decision 0034): for each entry of a subject's expectations file, the
 shrunk witness adopted from a conformance report of that subject
 (``python -m harness oracles --adopt-witnesses REPORT``). Every
 run against the subject re-checks them (``runs.third_party.check_subject_witnesses``): an
@@ -15,6 +15,7 @@ from ..core.case import Case
 from ..judge.classify import judge
 from ..report.files import ReportError, read_report
 from ..runs.engine import Engine
+from ..runs.replay import CaseReplayer
 from ..runs.third_party import engine_for, run_of, witnesses_beside
 from ..subjects import registry
 
@@ -34,7 +35,7 @@ def _shows(engine: Engine, case: Case, entry_id: str) -> bool:
             and not any(v.is_failure for v in judgement.verdicts)):
         return False
     fewer = [c for c in engine.classes or () if c.id != entry_id]
-    without = judge(case, observations, engine.capabilities, fewer)
+    without = judge(case, observations, engine.capabilities, fewer, replay=CaseReplayer())
     return any(v.is_failure for v in without.verdicts)
 
 

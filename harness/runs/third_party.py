@@ -7,7 +7,7 @@ folder of ``harness/subjects/`` or an entry point) or ``cmd:<command line>`` (an
 speaking the protocol). Its expectations are the ``expectations.yaml`` of the registered
 subject its hello names, or the file given with ``--expectations``; their named
 recognisers are that subject's ``recognisers`` module, wired in here (the judge imports
-no subject: decision 0030). Its pinned witnesses, ``witnesses.json`` beside the
+no subject: decision 0034). Its pinned witnesses, ``witnesses.json`` beside the
 expectations file, are re-run at the end: an entry whose witness no longer shows it is
 stale. One child process per spec and per process (a worker starts its own).
 """
@@ -23,7 +23,6 @@ from functools import cache
 from pathlib import Path
 from typing import Any, Final, cast
 
-from ..core import interrupts
 from ..core.case import Case
 from ..core.observation import Observation
 from ..judge.coverage import rules_exercised
@@ -37,7 +36,7 @@ from ..subjects.upstream import UPSTREAM
 from .engine import Engine
 from .generated import case_features
 from .observe import observe_subject_case
-from .pinned import Stale
+from .pinned import PinnedCheck, recheck
 
 __all__ = ["SubjectUnavailableError"]
 
@@ -212,7 +211,7 @@ def engine_for(run: str) -> SubjectEngine:
     return SubjectEngine(spec, subject, wired, engine)
 
 
-def pinned_rows(wired: SubjectEngine) -> list[dict[str, Any]]:
+def subject_pinned_rows(wired: SubjectEngine) -> list[dict[str, Any]]:
     """The rows of the subject's pinned-witness file (none where it has none)."""
     text = read_named(wired.witnesses) if wired.witnesses is not None else None
     return list(json.loads(text).get("cases", [])) if text is not None else []
@@ -225,16 +224,9 @@ def run_of(spec: str, name: str, expectations: str) -> str:
     return run_spec(spec, None if expectations == own else expectations)
 
 
-def check_subject_witnesses(run: str) -> list[Stale]:
-    """Re-run the subject's pinned witnesses; an entry no longer shown is stale."""
+def check_subject_witnesses(run: str) -> PinnedCheck:
+    """Re-run the subject's pinned witnesses; an entry no longer shown is stale. An entry
+    deleted from the expectations is skipped: its witness is a failure now."""
     wired = engine_for(run)
-    stale: list[Stale] = []
-    for row in pinned_rows(wired):
-        interrupts.check()
-        if wired.expectations.entry(row["class"]) is None:
-            continue  # an entry deleted from the expectations: its witness is a failure now
-        _, judgement = wired.engine.evaluate(Case.from_json(row["case"]))
-        classes = {c for v in judgement.verdicts for c in v.classes}
-        if row["class"] not in classes:
-            stale.append(Stale(row["id"], row["class"], tuple(sorted(classes))))
-    return stale
+    return recheck(subject_pinned_rows(wired), wired.engine.evaluate,
+                   keep=lambda cls: wired.expectations.entry(cls) is not None)

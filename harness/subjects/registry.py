@@ -1,5 +1,5 @@
 """The registry of subjects: every folder of this package, and every package outside it
-that declares the entry point group ``tokenizer_conformance.subjects`` (decision 0030).
+that declares the entry point group ``tokenizer_conformance.subjects`` (decision 0034).
 
 A subject is a Python package (its folder) named by the registry: ``harness/subjects/
 transformers_js/`` is ``transformers-js`` (underscores read as hyphens), an entry point

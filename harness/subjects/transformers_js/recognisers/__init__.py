@@ -1,7 +1,7 @@
 """The recognisers of transformers.js' expectations (``../expectations.yaml``), by name.
 
 A plugin of the judge: the run hands this mapping to the expectations parser
-(``harness.runs.third_party``); nothing in ``harness/judge/`` imports it (decision 0030).
+(``harness.runs.third_party``); nothing in ``harness/judge/`` imports it (decision 0034).
 Like the predicates of our own registry, each checks one specific mechanism and says yes
 only when the subject's answer is exactly what that mechanism gives. *Subject* is the
 implementation under test, *upstream* is ``tokenizers``. The families: ``readings``

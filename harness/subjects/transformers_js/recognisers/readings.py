@@ -19,6 +19,7 @@ from ....core.outcome import Crashed, Encoded, Outcome, Refused
 from ....judge.compare import Divergence
 from ....judge.predicates import ALL, NONE, Context, Predicate
 from ....judge.predicates import REGISTRY as PREDICATES
+from ....judge.replay import NothingReplayed
 from ...reference import LENIENT
 from .javascript import (
     byte_runs_as_text,
@@ -221,7 +222,7 @@ def _ordering_fixed(document: dict[str, Any], obs: Observation, upstream: Outcom
                           add_special_tokens=bool(obs.option("add_special_tokens")))
     if not isinstance(ours, Encoded):
         return None
-    ctx = Context(Case(document=document, texts=(), id_runs=(), pairs=()))
+    ctx = Context(Case(document=document, texts=(), id_runs=(), pairs=()), NothingReplayed())
     mirrored = Observation("lenient", obs.operation, obs.input, obs.options, ours, upstream)
     for tier in ("ids", "tokens", "special_mask", "type_ids", "attention_mask"):
         if getattr(ours, tier) != getattr(upstream, tier) and not PREDICATES[

@@ -13,7 +13,6 @@ from typing import Any, Final
 from ....core.observation import Observation, Track
 from ....core.outcome import Crashed, Decoded, Encoded, Outcome, Refused
 from ....judge.predicates import ALL, NONE, Context
-from ...reference import LENIENT, STRICT
 from ...upstream import UPSTREAM, normalize
 
 #: Upstream handles of changed documents, by document text (a few at a time).
@@ -181,16 +180,16 @@ def merge_sides(merge: Any) -> tuple[str, ...]:
 def reference_replay(ctx: Context, obs: Observation) -> tuple[Track, Outcome | None]:
     """``obs`` on our reference: strict, or lenient where strict refuses the file."""
     track: Track = "strict" if not isinstance(ctx.strict, Refused | Crashed) else "lenient"
-    handle = ctx.strict if track == "strict" else ctx.lenient
-    if isinstance(handle, Refused | Crashed):
+    if isinstance(ctx.strict if track == "strict" else ctx.lenient, Refused | Crashed):
         return track, None
-    subject = STRICT if track == "strict" else LENIENT
     if obs.operation == "encode" and isinstance(obs.input, str):
-        return track, subject.encode(handle, obs.input, obs.option("pair"),
-                                     add_special_tokens=bool(obs.option("add_special_tokens")))
+        return track, ctx.replay.encode(
+            track, ctx.json, obs.input, obs.option("pair"),
+            add_special_tokens=bool(obs.option("add_special_tokens")))
     if obs.operation == "decode" and isinstance(obs.input, tuple):
-        return track, subject.decode(handle, obs.input,
-                                     skip_special_tokens=bool(obs.option("skip_special_tokens")))
+        return track, ctx.replay.decode(
+            track, ctx.json, obs.input,
+            skip_special_tokens=bool(obs.option("skip_special_tokens")))
     return track, None
 
 
