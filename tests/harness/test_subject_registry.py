@@ -23,7 +23,7 @@ pytest.importorskip("tokenizers")
 
 from harness.subjects import registry
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 MISMAPPED = ROOT / "tests" / "data" / "subjects" / "mismapped.py"
 
 #: A protocol speaker outside the repository: our reference behind the protocol (the
