@@ -1,4 +1,5 @@
-"""``python -m harness conformance | merge | fetch | reproduce | report | oracles | bench | site``.
+"""``python -m harness conformance | merge | fetch | reproduce | report | oracles | bench | site |
+check-subject``.
 
 Every user error is one line on standard error and exit status 2; Ctrl-C and SIGTERM stop
 any command within a moment, say what was interrupted, write nothing, and exit 130 / 143.
@@ -208,6 +209,13 @@ def _parser() -> _Parser:
     site.add_argument("--link-base", default="",
                       help="prefix of the record links, e.g. "
                       "https://github.com/OWNER/REPO/blob/SHA/ (default: paths, unlinked)")
+    chk = sub.add_parser(
+        "check-subject", help="calibrate a subject's adapter before a run: the tiers it "
+        "answers, whether encode adds the template's specials, its decode's "
+        "skip_special_tokens; exit 0 calibrated, 1 the adapter is mis-mapped, 2 it cannot "
+        "be checked here")
+    chk.add_argument("spec", metavar="SUBJECT",
+                     help="a registered subject or cmd:'<command line>' (as for --subject)")
 
     # Listed for --help only: `bench` is dispatched before parsing (see main).
     sub.add_parser("bench", add_help=False,
@@ -304,6 +312,8 @@ def _dispatch(arguments: list[str]) -> int:
         return _oracles(args)
     if args.command == "report":
         return _report(args)
+    if args.command == "check-subject":
+        return _check_subject(args)
     if args.command == "site":
         return _site(args)
     if args.command == "merge":
@@ -322,11 +332,6 @@ def _conformance(args: argparse.Namespace) -> int:
     from .runs import database as example_db
     from .runs import reach as reaches
 
-    if args.expectations is not None:
-        if args.subject is None:
-            raise UsageError("--expectations judges a third-party subject: give --subject")
-        if not args.expectations.is_file():
-            raise UsageError(f"--expectations {args.expectations}: no such file")
     args.report = _report_path(args)
     problem = unwritable(args.report)
     if problem is not None:
@@ -336,6 +341,11 @@ def _conformance(args: argparse.Namespace) -> int:
     elif args.workers > (os.cpu_count() or 1):
         print(f"note: --workers {args.workers} is more than the {os.cpu_count() or 1} "
               "cores here: the processes share them", file=sys.stderr)
+    if args.expectations is not None:
+        if args.subject is None:
+            raise UsageError("--expectations judges a third-party subject: give --subject")
+        if not args.expectations.is_file():
+            raise UsageError(f"--expectations {args.expectations}: no such file")
     subject = _subject(args.subject, args.expectations)
     if subject == "":
         return 0  # unavailable here: said in one line
@@ -624,6 +634,35 @@ def _subject(spec: str | None, expectations: Path | str | None = None) -> str | 
     except (SubjectStartError, ExpectationsError) as exc:
         raise UsageError(str(exc)) from None
     return run
+
+
+def _check_subject(args: argparse.Namespace) -> int:
+    """Calibrate an adapter (harness/subjects/check.py): one line per calibration; a
+    mis-mapped adapter is one line on standard error and exit 1."""
+    from .runs import third_party
+    from .subjects.check import calibrate
+    from .subjects.process import SubjectStartError
+    from .subjects.upstream import UPSTREAM
+
+    try:
+        subject = third_party.subject_to_check(args.spec)
+        lines = calibrate(subject, UPSTREAM)
+    except (third_party.SubjectUnavailableError, SubjectStartError) as exc:
+        raise UsageError(f"python -m harness check-subject: {exc}") from None
+    print(f"subject {subject.name} ({subject.version()}); capabilities "
+          f"{', '.join(sorted(subject.capabilities))}")
+    for line in lines:
+        mark = "ok        " if line.problem is None else "MIS-MAPPED"
+        print(f"  {mark} {line.check}: {line.answer}"
+              + (f"\n             {line.problem}" if line.problem else ""))
+    problems = [line for line in lines if line.problem is not None]
+    if problems:
+        more = f" (and {len(problems) - 1} more above)" if len(problems) > 1 else ""
+        print(f"python -m harness check-subject: the adapter of {subject.name} is mis-mapped: "
+              f"{problems[0].problem}{more}", file=sys.stderr)
+        return 1
+    print(f"the adapter of {subject.name} is calibrated: a run judges the implementation")
+    return 0
 
 
 def _file_name(spec: str) -> str:

@@ -21,7 +21,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, Final, cast
 
 from ..core.case import Case
 from ..core.observation import Observation
@@ -30,6 +30,7 @@ from ..judge.expectations import Expectations, ExpectationsError, empty, parse
 from ..judge.predicates import Predicate
 from ..subjects import registry
 from ..subjects.process import ProcessSubject
+from ..subjects.protocol import Subject
 from ..subjects.registry import EXPECTATIONS, WITNESSES, SubjectUnavailableError
 from ..subjects.upstream import UPSTREAM
 from .engine import Engine
@@ -79,6 +80,19 @@ def command_of(spec: str) -> list[str]:
                                       "speaking the protocol: --subject cannot judge it "
                                       "(python -m harness check-subject can calibrate it)")
     return command
+
+
+def subject_to_check(spec: str) -> Subject[Any]:
+    """The subject ``spec`` for ``check-subject``: a child process, or a registered subject
+    that runs in this process (our reference, upstream)."""
+    entry = registry.lookup(spec) if not spec.startswith("cmd:") else None
+    if entry is not None and entry.command() is None:
+        made = entry.in_process()
+        if made is None:
+            raise SubjectUnavailableError(f"{entry.package} has neither command() nor "
+                                          "subject(): it is no adapter")
+        return cast(Subject[Any], made)
+    return ProcessSubject(command_of(spec))
 
 
 def is_registered(spec: str) -> bool:

@@ -3,12 +3,13 @@ that declares the entry point group ``tokenizer_conformance.subjects`` (decision
 
 A subject is a Python package (its folder) named by the registry: ``harness/subjects/
 transformers_js/`` is ``transformers-js`` (underscores read as hyphens), an entry point
-``name = "package"`` is ``name``. Discovery imports nothing; a subject's package is
-imported when it is used. The package is the adapter — ``command()`` (the command line of
-a child process speaking docs/subject-protocol.md) or ``subject()`` (a ``Subject`` in this
-process) — and its folder may hold ``expectations.yaml``, ``witnesses.json``, a findings
-document (``FINDINGS.md``) and a ``recognisers`` module or package whose ``RECOGNISERS``
-maps recogniser names to predicates (loaded by the run, never by the judge).
+``name = "package"`` (or ``"module:object"``, a ``Subject`` object) is ``name``.
+Discovery imports nothing; a subject's package is imported when it is used. The package
+is the adapter — ``command()`` (the command line of a child process speaking
+docs/subject-protocol.md) or ``subject()`` (a ``Subject`` in this process) — and its
+folder may hold ``expectations.yaml``, ``witnesses.json``, a findings document
+(``FINDINGS.md``) and a ``recognisers`` module or package whose ``RECOGNISERS`` maps
+recogniser names to predicates (loaded by the run, never by the judge).
 """
 
 from __future__ import annotations
@@ -26,8 +27,9 @@ from typing import Any, Final
 
 #: The entry point group through which packages outside this one register subjects.
 ENTRY_POINT_GROUP: Final = "tokenizer_conformance.subjects"
-#: Subjects of this package that are a module, not a folder (they hold no files).
-MODULES: Final = {"upstream": f"{__package__}.upstream"}
+#: Subjects of this package that are a module, not a folder (they hold no files): the
+#: module and the ``Subject`` object in it.
+MODULES: Final = {"upstream": (f"{__package__}.upstream", "UPSTREAM")}
 EXPECTATIONS: Final = "expectations.yaml"
 WITNESSES: Final = "witnesses.json"
 FINDINGS: Final = ("FINDINGS.md", "findings.md")
@@ -45,6 +47,9 @@ class Registered:
     package: str
     #: ``harness`` for this package's own subjects, else the entry point's distribution.
     origin: str
+    #: The ``Subject`` object of a module subject (``module:attribute``); None for a
+    #: package whose ``command()`` or ``subject()`` is the adapter.
+    attribute: str | None = None
 
     def module(self) -> ModuleType:
         return importlib.import_module(self.package)
@@ -90,7 +95,7 @@ class Registered:
     def command(self) -> list[str] | None:
         """The command line of a subject that runs as a child process (None otherwise)."""
         made = getattr(self.module(), "command", None)
-        if made is None:
+        if made is None or self.attribute is not None:
             return None
         words: Any = made()
         if not (isinstance(words, list) and words and all(isinstance(w, str) for w in words)):
@@ -100,6 +105,8 @@ class Registered:
 
     def in_process(self) -> Any:
         """The ``Subject`` of a subject that runs in this process (None otherwise)."""
+        if self.attribute is not None:
+            return getattr(self.module(), self.attribute)
         made = getattr(self.module(), "subject", None)
         return made() if made is not None else None
 
@@ -114,13 +121,14 @@ def registered() -> dict[str, Registered]:
         if info.ispkg:
             name = info.name.replace("_", "-")
             found[name] = Registered(name, f"{__package__}.{info.name}", "harness")
-    for name, module in MODULES.items():
-        found[name] = Registered(name, module, "harness")
+    for name, (module, attribute) in MODULES.items():
+        found[name] = Registered(name, module, "harness", attribute)
     for point in metadata.entry_points(group=ENTRY_POINT_GROUP):
         if point.name not in found:
             distribution = point.dist.name if point.dist is not None else "an entry point"
-            found[point.name] = Registered(point.name, point.value.split(":", 1)[0],
-                                           distribution)
+            module, _, attribute = point.value.partition(":")
+            found[point.name] = Registered(point.name, module.strip(), distribution,
+                                           attribute.strip() or None)
     return found
 
 

@@ -29,7 +29,7 @@ from typing import Final
 
 from ...core import children, interrupts
 from ...core.resources import cache_dir
-from ..registry import SubjectUnavailableError
+from ..registry import SubjectUnavailableError as SubjectUnavailableError
 
 NAME: Final = "transformers-js"
 PACKAGE: Final = "@huggingface/tokenizers"
