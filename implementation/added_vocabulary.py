@@ -8,9 +8,9 @@ import unicodedata
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
+from .char_classes import WHITE_SPACE
 from .errors import LoadError, excerpt
 from .jsonfields import Node
-from .patterns import WHITE_SPACE
 
 
 def is_word_char(c: str) -> bool:

@@ -10,7 +10,7 @@ a whole character, so keeping one alignment per normalized *character*, in origi
 from __future__ import annotations
 
 import operator
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 Span = tuple[int, int]
@@ -51,7 +51,7 @@ class NormalizedText:
         return (self.alignments[start][0], self.alignments[end - 1][1])
 
     def original_spans(
-        self, starts: list[int], ends: list[int]
+        self, starts: Sequence[int], ends: Sequence[int]
     ) -> tuple[list[int], list[int]]:
         """``original_span`` of every ``(starts[i], ends[i])``, as a column of starts and
         one of ends."""

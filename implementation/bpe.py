@@ -24,12 +24,13 @@ import math
 import operator
 import re
 import struct
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
+from typing import Any
 
 from .errors import EncodeError, LoadError, clip, excerpt
-from .jsonfields import Node
+from .jsonfields import Node, json_type
 
 #: Upstream's ``DEFAULT_CACHE_CAPACITY`` (``utils/cache.rs``): entries, no eviction.
 CACHE_CAPACITY = 10_000
@@ -72,11 +73,17 @@ class BpeToken:
 
 @dataclass(frozen=True, slots=True)
 class _Merge:
-    """One merge rule as read from JSON, before validation."""
+    """The merge rules as read from JSON, before validation, as columns: left parts, right
+    parts, and the index in ``$.model.merges`` of each (a legacy ``#version`` line takes an
+    index and no rank)."""
 
-    left: str
-    right: str
-    path: str
+    left: list[str]
+    right: list[str]
+    index: list[int]
+
+
+#: One word's tokens as columns: ids, values, starts, ends (character offsets in the word).
+Columns = tuple[Sequence[int], Sequence[str], Sequence[int], Sequence[int]]
 
 
 def _pair_key(left: int, right: int) -> int:
@@ -99,7 +106,7 @@ class BpeModel:
         self,
         *,
         vocab: dict[str, int],
-        merges: dict[int, tuple[int, int]],
+        merges: dict[int, int],
         unk_token: str | None = None,
         fuse_unk: bool = False,
         byte_fallback: bool = False,
@@ -110,13 +117,14 @@ class BpeModel:
         strict: bool = True,
         junctions: frozenset[str] | None = None,
     ) -> None:
-        """Assemble an already validated model; ``merges`` maps a pair key to (rank, new id).
+        """Assemble an already validated model; ``merges`` maps a pair key to
+        ``rank << 32 | new id``.
 
         ``junctions``: where every merge result is its left part followed by its right part,
         the last character of every merge's left part followed by the first of its right
         part (what lets a long word be merged piece by piece); None: never cut."""
         self._vocab = vocab
-        self._vocab_r = {token_id: token for token, token_id in vocab.items()}
+        self._vocab_r = dict(zip(vocab.values(), vocab.keys(), strict=True))
         self._merges = merges
         self.vocab = MappingProxyType(vocab)
         self.unk_token = unk_token
@@ -128,23 +136,25 @@ class BpeModel:
         self.dropout = dropout
         self._strict = strict
         self._byte_ids: list[int | None] = [vocab.get(piece) for piece in _BYTE_PIECES]
-        self._cache: dict[str, tuple[BpeToken, ...]] = {}
+        #: Word -> its tokens as columns (tuples), for words upstream would cache.
+        self._cache: dict[str, Columns] = {}
         #: Pieces of long words (see _cuts): initial ids -> (surviving indices, their ids).
         self._piece_cache: dict[tuple[int, ...], tuple[tuple[int, ...], tuple[int, ...]]] = {}
         self._junctions = junctions
 
     # -- loading ----------------------------------------------------------------
     @classmethod
-    def from_json(cls, node: Node, *, strict: bool) -> BpeModel:
-        """Load the ``model`` object of a tokenizer.json (``node.path == "$.model"``)."""
-        node.obj()
-        if node.has("type"):
-            type_node = node.field("type")
-            if type_node.str_() != "BPE":
-                type_node.fail(
-                    "unsupported-component", f"model type {excerpt(type_node.value)} is not BPE"
-                )
-        vocab = _parse_vocab(node.field("vocab"))
+    def from_json(cls, node: Node, *, strict: bool,
+                  before_build: Callable[[], None] | None = None) -> BpeModel:
+        """Load the ``model`` object of a tokenizer.json (``node.path == "$.model"``).
+
+        Every check runs first, in the order that decides which refusal a file with several
+        faults gets; then ``before_build`` (the loader's other components and their
+        refusals, the founding decoder-shape rule among them); only then are the lookup
+        tables built (the merge map, the reverse vocabulary), the bulk of the load."""
+        declared_byte_fallback(node)
+        vocab_node = node.field("vocab")
+        vocab = _parse_vocab(vocab_node)
         merges = _parse_merges(node.field("merges"))
         unk_token = node.optional_str("unk_token")
         prefix = node.optional_str("continuing_subword_prefix")
@@ -154,9 +164,9 @@ class BpeModel:
         ignore_merges = node.optional_bool("ignore_merges")
         dropout_node = node.field("dropout", required=False)
         dropout = _parse_dropout(dropout_node)
-        merge_map = _build_merge_map(vocab, merges, prefix)
+        merge_ids = _merge_ids(vocab, merges, prefix, node.field("merges"))
         # The refusals below are this reference's own: upstream accepts all of these.
-        _check_unique_ids(vocab, node.field("vocab"))
+        _check_unique_ids(vocab, vocab_node)
         _check_dropout_deterministic(dropout, dropout_node)
         if strict and unk_token is not None and unk_token not in vocab:
             node.fail(
@@ -165,10 +175,12 @@ class BpeModel:
                 "unk_token",
             )
         if strict and byte_fallback:
-            _check_byte_alphabet(vocab, node.field("vocab"))
+            _check_byte_alphabet(vocab, vocab_node)
+        if before_build is not None:
+            before_build()
         return cls(
-            vocab=vocab,
-            merges=merge_map,
+            vocab=dict(vocab),  # a copy: the document's own dict stays the caller's
+            merges=_merge_map(*merge_ids),
             unk_token=unk_token,
             fuse_unk=fuse_unk,
             byte_fallback=byte_fallback,
@@ -177,8 +189,7 @@ class BpeModel:
             ignore_merges=ignore_merges,
             dropout=dropout,
             strict=strict,
-            junctions=(frozenset([m.left[-1:] + m.right[:1] for m in merges])
-                       if prefix is None and suffix is None else None),
+            junctions=(_junctions(merges) if prefix is None and suffix is None else None),
         )
 
     # -- lookups ----------------------------------------------------------------
@@ -195,22 +206,41 @@ class BpeModel:
     # -- encoding ---------------------------------------------------------------
     def tokenize(self, word: str) -> list[BpeToken]:
         """Tokenize one pre-token; spans are character offsets within ``word``."""
+        return [BpeToken(*token) for token in zip(*self.word_columns(word), strict=True)]
+
+    def word_columns(self, word: str) -> Columns:
+        """``tokenize(word)`` as columns (ids, values, starts, ends), never a token object:
+        what the pipeline reads. The columns of a word upstream would cache are kept (the
+        same result every time: neither the cache nor its capacity changes any output) and
+        must not be mutated."""
         if not word:
-            return []
+            return ((), (), (), ())
         if self.dropout is not None:
             # dropout == 1.0: upstream skips every merge, the cache and ignore_merges.
-            return self._symbols_to_tokens(*self._word_symbols(word))
+            ids, starts, ends = self._word_symbols(word)
+            return ids, list(map(self._vocab_r.__getitem__, ids)), starts, ends
         if self.ignore_merges:
             token_id = self._vocab.get(word)
             if token_id is not None:
-                return [BpeToken(token_id, word, 0, len(word))]
+                return (token_id,), (word,), (0,), (len(word),)
         cached = self._cache.get(word)
         if cached is not None:
-            return list(cached)
-        tokens = self._merged_tokens(word)
-        if len(self._cache) < CACHE_CAPACITY and _cacheable(word):
-            self._cache[word] = tuple(tokens)
-        return tokens
+            return cached
+        if not _cacheable(word):
+            long = self.long_word_columns(word)
+            assert long is not None  # dropout and a whole-word ignore_merges: handled above
+            return long
+        ids, starts, ends = self._word_symbols(word)
+        alive = _merge_all(ids, ends, self._merges)
+        if len(alive) != len(ids):
+            ids = [ids[i] for i in alive]
+            starts = [starts[i] for i in alive]
+            ends = [ends[i] for i in alive]
+        columns: Columns = (tuple(ids), tuple(map(self._vocab_r.__getitem__, ids)),
+                            tuple(starts), tuple(ends))
+        if len(self._cache) < CACHE_CAPACITY:
+            self._cache[word] = columns
+        return columns
 
     def long_word_columns(
         self, word: str
@@ -312,16 +342,12 @@ class BpeModel:
         return alive, merged
 
     def _merged_tokens(self, word: str) -> list[BpeToken]:
+        """The whole word merged at once, as tokens (what the piece-by-piece merge of a long
+        word must equal: the tests compare the two)."""
         ids, starts, ends = self._word_symbols(word)
         alive = _merge_all(ids, ends, self._merges)
         vocab_r = self._vocab_r
         return [BpeToken(ids[i], vocab_r[ids[i]], starts[i], ends[i]) for i in alive]
-
-    def _symbols_to_tokens(
-        self, ids: list[int], starts: list[int], ends: list[int]
-    ) -> list[BpeToken]:
-        vocab_r = self._vocab_r
-        return [BpeToken(i, vocab_r[i], s, e) for i, s, e in zip(ids, starts, ends, strict=True)]
 
     def _word_symbols(self, word: str) -> tuple[list[int], list[int], list[int]]:
         """Upstream ``merge_word`` before merging: (ids, starts, ends) of the initial symbols."""
@@ -437,7 +463,7 @@ def _cacheable(word: str) -> bool:
 
 
 # -- merging ----------------------------------------------------------------------
-def _merge_all(ids: list[int], ends: list[int], merges: dict[int, tuple[int, int]]) -> list[int]:
+def _merge_all(ids: list[int], ends: list[int], merges: dict[int, int]) -> list[int]:
     """Upstream ``Word::merge_all`` without dropout, in place; returns the surviving indices.
 
     Upstream pops a min-heap of (rank, position, new id); a popped entry is skipped when
@@ -445,11 +471,13 @@ def _merge_all(ids: list[int], ends: list[int], merges: dict[int, tuple[int, int
     missing or yields another id (upstream compares the new id only). The left symbol
     absorbs the right; its span grows to the right's end.
 
-    The queue here pops in exactly that order but is built in two levels, so that no heap
-    grows with the word: ``ranks`` is a min-heap of the ranks that have pending entries,
-    and ``queued[rank]`` a min-heap of their positions (a rank always yields the same new
-    id, kept in ``made``). On a long word one heap of every entry costs more than
-    n log n (its entries stop fitting in the caches); this stays close to linear.
+    ``merges`` maps a pair key to ``rank << 32 | new id`` (:func:`_pair_key`; an int, no
+    tuple): ordered like the ranks, and the new id is its low half. The queue here pops in
+    exactly upstream's order but is built in two levels, so that no heap grows with the
+    word: ``ranks`` is a min-heap of the merges (packed as above) that have pending
+    entries, and ``queued[merge]`` a min-heap of their positions. On a long word one heap
+    of every entry costs more than n log n (its entries stop fitting in the caches); this
+    stays close to linear.
     """
     n = len(ids)
     # nxt[i]: the next live symbol (-1: none); -2 once symbol i is consumed by its left
@@ -458,14 +486,12 @@ def _merge_all(ids: list[int], ends: list[int], merges: dict[int, tuple[int, int
     prv = list(range(-1, n - 1))
     get = merges.get  # keys: _pair_key(left, right), inlined below as (left << 32) | right
     queued: dict[int, list[int]] = {}
-    made: dict[int, int] = {}
     for pos in range(n - 1):
         merge = get((ids[pos] << 32) | ids[pos + 1])
         if merge is not None:
-            positions = queued.get(merge[0])
+            positions = queued.get(merge)
             if positions is None:
-                queued[merge[0]] = [pos]
-                made[merge[0]] = merge[1]
+                queued[merge] = [pos]
             else:
                 positions.append(pos)  # ascending: already a heap
     ranks = list(queued)
@@ -481,9 +507,9 @@ def _merge_all(ids: list[int], ends: list[int], merges: dict[int, tuple[int, int
         right = nxt[pos]
         if right < 0:
             continue
-        new_id = made[rank]
+        new_id = rank & _LOW
         merge = get((ids[pos] << 32) | ids[right])
-        if merge is None or merge[1] != new_id:
+        if merge is None or merge & _LOW != new_id:
             continue
         ids[pos] = new_id
         ends[pos] = ends[right]
@@ -495,72 +521,124 @@ def _merge_all(ids: list[int], ends: list[int], merges: dict[int, tuple[int, int
         if before != -1:
             merge = get((ids[before] << 32) | new_id)
             if merge is not None:
-                positions = queued.get(merge[0])
+                positions = queued.get(merge)
                 if positions is None:
-                    queued[merge[0]] = [before]
-                    made[merge[0]] = merge[1]
-                    push(ranks, merge[0])
+                    queued[merge] = [before]
+                    push(ranks, merge)
                 else:
                     push(positions, before)
         if after != -1:
             prv[after] = pos
             merge = get((new_id << 32) | ids[after])
             if merge is not None:
-                positions = queued.get(merge[0])
+                positions = queued.get(merge)
                 if positions is None:
-                    queued[merge[0]] = [pos]
-                    made[merge[0]] = merge[1]
-                    push(ranks, merge[0])
+                    queued[merge] = [pos]
+                    push(ranks, merge)
                 else:
                     push(positions, pos)
     return [i for i in range(n) if nxt[i] != -2]
 
 
+_LOW = (1 << 32) - 1
+
+
+def declared_byte_fallback(node: Node) -> bool:
+    """Whether the ``model`` object declares ``byte_fallback`` (its type checked first: an
+    object, of type BPE if a type is given), read before anything is built: the founding
+    decoder-shape rule depends on it alone."""
+    node.obj()
+    if node.has("type"):
+        type_node = node.field("type")
+        if type_node.str_() != "BPE":
+            type_node.fail(
+                "unsupported-component", f"model type {excerpt(type_node.value)} is not BPE"
+            )
+    return node.optional_bool("byte_fallback")
+
+
 # -- loading helpers ----------------------------------------------------------------
+# Each helper has a fast path of C-level passes (map, zip, set, dict) for the common case
+# of a valid file; only where it finds something wrong does a loop in element order run,
+# to name the first offending element and its rule exactly as before.
+_U32 = 2**32
+
+
 def _parse_vocab(node: Node) -> dict[str, int]:
+    raw = node.obj()
+    values = raw.values()
+    if not raw or (set(map(type, values)) == {int} and min(values) >= 0
+                   and max(values) < _U32):
+        return raw  # valid as it is (copied when the model is built)
     vocab: dict[str, int] = {}
-    for token, token_id in node.obj().items():
-        if type(token_id) is int and 0 <= token_id < 2**32:
+    for token, token_id in raw.items():
+        if type(token_id) is int and 0 <= token_id < _U32:
             vocab[token] = token_id  # what Node.u32() accepts, without a Node per entry
         else:
             vocab[token] = Node(token_id, node.child_path(token)).u32()  # refuses it
-    return vocab
+    return vocab  # pragma: no cover - u32() refuses the first bad entry
 
 
-def _parse_merges(node: Node) -> list[_Merge]:
-    """Pair form ``[["a","b"], ...]`` or legacy form ``["a b", ...]`` (untagged, never mixed)."""
-    elements = list(node.elements())
-    if elements and isinstance(elements[0].value, str):
-        return _parse_legacy_merges(elements)
-    merges: list[_Merge] = []
-    for element in elements:
-        value = element.value
+def _parse_merges(node: Node) -> _Merge:
+    """Pair form ``[["a","b"], ...]`` or legacy form ``["a b", ...]`` (untagged, never mixed).
+
+    ``_Merge.path`` is the index of the element in ``node`` (its path is built only to
+    fail: ``node.child_path(index)``)."""
+    if not isinstance(node.value, list):
+        node.fail("invalid-type", f"expected an array, got {json_type(node.value)}")
+    elements: list[Any] = node.value
+    if elements and isinstance(elements[0], str):
+        return _parse_legacy_merges(node, elements)
+    if set(map(type, elements)) <= {list} and set(map(len, elements)) <= {2}:
+        lefts = list(map(_FIRST, elements))
+        rights = list(map(_SECOND, elements))
+        if set(map(type, lefts)) <= {str} and set(map(type, rights)) <= {str}:
+            return _Merge(lefts, rights, list(range(len(elements))))
+    for index, value in enumerate(elements):
         if not (
             isinstance(value, list) and len(value) == 2 and all(isinstance(v, str) for v in value)
         ):
-            element.fail("merge-malformed", "expected a pair of strings like all other merges")
-        merges.append(_Merge(value[0], value[1], element.path))
-    return merges
+            node.fail("merge-malformed", "expected a pair of strings like all other merges",
+                      index)
+    raise AssertionError("unreachable")  # pragma: no cover - the loop refuses one
 
 
-def _parse_legacy_merges(elements: list[Node]) -> list[_Merge]:
-    for element in elements:
-        if not isinstance(element.value, str):
-            element.fail("merge-malformed", "expected an 'a b' string like all other merges")
-    merges: list[_Merge] = []
-    for element in elements:
-        line: str = element.value
-        if line.startswith(_LEGACY_VERSION_PREFIX):
-            continue
-        parts = line.split(" ")
-        if len(parts) != 2:
-            element.fail(
+def _parse_legacy_merges(node: Node, elements: list[Any]) -> _Merge:
+    if not set(map(type, elements)) <= {str}:
+        for index, value in enumerate(elements):
+            if not isinstance(value, str):
+                node.fail("merge-malformed", "expected an 'a b' string like all other merges",
+                          index)
+    versions = list(map(str.startswith, elements, itertools.repeat(_LEGACY_VERSION_PREFIX)))
+    indices = list(itertools.compress(range(len(elements)), map(operator.not_, versions)))
+    lines = [elements[i] for i in indices] if len(indices) != len(elements) else elements
+    if not lines:
+        return _Merge([], [], [])
+    if set(map(str.count, lines, itertools.repeat(" "))) <= {1}:
+        # Every line holds one space: split all of them at once (no list per line).
+        parts = " ".join(lines).split(" ")
+        return _Merge(parts[0::2], parts[1::2], indices)
+    for rank, (index, line) in enumerate(zip(indices, lines, strict=True)):
+        if line.count(" ") != 1:
+            node.fail(
                 "merge-malformed",
-                f"legacy merge {excerpt(line)} does not split on ' ' into exactly two parts "
-                f"(upstream: Merges text file invalid at line {len(merges) + 1})",
+                f"legacy merge {excerpt(line)} does not split on ' ' into exactly "
+                f"two parts (upstream: Merges text file invalid at line {rank + 1})",
+                index,
             )
-        merges.append(_Merge(parts[0], parts[1], element.path))
-    return merges
+    raise AssertionError("unreachable")  # pragma: no cover - the loop refuses one
+
+
+def _junctions(merges: _Merge) -> frozenset[str]:
+    """The last character of every merge's left part followed by the first of its right."""
+    return frozenset(map(operator.add, map(_LAST_CHAR, merges.left),
+                         map(_FIRST_CHAR, merges.right)))
+
+
+_FIRST_CHAR = operator.itemgetter(slice(None, 1))
+_LAST_CHAR = operator.itemgetter(slice(-1, None))
+_FIRST = operator.itemgetter(0)
+_SECOND = operator.itemgetter(1)
 
 
 def _parse_dropout(node: Node) -> float | None:
@@ -591,26 +669,52 @@ def _check_dropout_deterministic(dropout: float | None, node: Node) -> None:
         )
 
 
-def _build_merge_map(
-    vocab: dict[str, int], merges: list[_Merge], prefix: str | None
-) -> dict[int, tuple[int, int]]:
-    """Validate each merge in order (first failure wins); key -> (rank, new id), last rank wins."""
-    prefix_len = len(prefix.encode()) if prefix is not None else 0
-    merge_map: dict[int, tuple[int, int]] = {}
-    for rank, merge in enumerate(merges):
-        left_id = _merge_part_id(vocab, merge.left, merge.path)
-        right_id = _merge_part_id(vocab, merge.right, merge.path)
-        result = merge.left + _cut_prefix(merge.right, prefix_len, merge.path)
-        result_id = vocab.get(result)
-        if result_id is None:
-            raise LoadError(
-                "merge-out-of-vocabulary",
-                merge.path,
-                f"Token `{clip(result)}` out of vocabulary (the result of merging "
-                f"{excerpt(merge.left)} and {excerpt(merge.right)})",
-            )
-        merge_map[_pair_key(left_id, right_id)] = (rank, result_id)
-    return merge_map
+def _merge_ids(
+    vocab: dict[str, int], merges: _Merge, prefix: str | None, node: Node
+) -> tuple[list[int], list[int], list[int]]:
+    """Validate each merge in order (first failure wins): the ids of the left parts, the
+    right parts and the results."""
+    lefts, rights = merges.left, merges.right
+    get = vocab.get
+    left_ids = list(map(get, lefts))
+    right_ids = list(map(get, rights))
+    if prefix is None:
+        results = list(map(operator.add, lefts, rights))
+    else:  # rare (WordPiece-like files): one merge at a time, in order
+        prefix_len = len(prefix.encode())
+        results = []
+        for left, right, index in zip(lefts, rights, merges.index, strict=True):
+            path = node.child_path(index)
+            _merge_part_id(vocab, left, path)
+            _merge_part_id(vocab, right, path)
+            results.append(left + _cut_prefix(right, prefix_len, path))
+    result_ids = list(map(get, results))
+    if None in left_ids or None in right_ids or None in result_ids:
+        for left, right, index, result, left_id, right_id, result_id in zip(
+                lefts, rights, merges.index, results, left_ids, right_ids, result_ids,
+                strict=True):
+            path = node.child_path(index)
+            if left_id is None:
+                _merge_part_id(vocab, left, path)
+            if right_id is None:
+                _merge_part_id(vocab, right, path)
+            if result_id is None:
+                raise LoadError(
+                    "merge-out-of-vocabulary",
+                    path,
+                    f"Token `{clip(result)}` out of vocabulary (the result of merging "
+                    f"{excerpt(left)} and {excerpt(right)})",
+                )
+    return left_ids, right_ids, result_ids  # type: ignore[return-value]
+
+
+def _merge_map(left_ids: list[int], right_ids: list[int], result_ids: list[int]
+               ) -> dict[int, int]:
+    """Pair key -> ``rank << 32 | new id``; the last rank of a pair wins."""
+    keys = map(operator.or_, map(operator.lshift, left_ids, itertools.repeat(32)), right_ids)
+    values = map(operator.or_, map(operator.lshift, itertools.count(), itertools.repeat(32)),
+                 result_ids)
+    return dict(zip(keys, values, strict=False))
 
 
 def _merge_part_id(vocab: dict[str, int], part: str, path: str) -> int:
@@ -642,6 +746,8 @@ def _cut_prefix(right: str, prefix_len: int, path: str) -> str:
 
 
 def _check_unique_ids(vocab: dict[str, int], node: Node) -> None:
+    if len(set(vocab.values())) == len(vocab):
+        return
     seen: dict[int, str] = {}
     for token, token_id in vocab.items():
         other = seen.setdefault(token_id, token)
@@ -654,8 +760,18 @@ def _check_unique_ids(vocab: dict[str, int], node: Node) -> None:
             )
 
 
+#: Every spelling of a byte piece with a lower-case hex digit (what _BYTE_PIECE matches,
+#: upper-case spellings aside): looked up, so that a valid vocabulary is not scanned.
+_LOWER_CASE_PIECES: tuple[str, ...] = tuple(
+    f"<0x{a}{b}>" for a in "0123456789ABCDEFabcdef" for b in "0123456789ABCDEFabcdef"
+    if not _LOWER_HEX.isdisjoint(a + b))
+
+
 def _check_byte_alphabet(vocab: dict[str, int], node: Node) -> None:
     """Strict byte_fallback: no lower-case byte piece, and all 256 upper-case ones present."""
+    if not any(map(vocab.__contains__, _LOWER_CASE_PIECES)) and all(
+            map(vocab.__contains__, _BYTE_PIECES)):
+        return
     for token in vocab:
         match = _BYTE_PIECE.fullmatch(token)
         if match is not None and not _LOWER_HEX.isdisjoint(match.group(1)):

@@ -3,7 +3,7 @@ the options all three ``ByteLevel`` components share (the post-processor step it
 ``post_processors.py``).
 
 Reproduces tokenizers 0.23.1 (``pre_tokenizers/byte_level.rs``), measured in
-``tests/test_byte_level.py``:
+``tests/differential/test_byte_level.py``:
 
 * **The byte map** (:data:`BYTE_SYMBOLS`): every byte is one printable character, the byte
   itself for ``!``..``~``, U+00A1..U+00AC and U+00AE..U+00FF, else U+0100 onwards in byte
@@ -28,6 +28,7 @@ this reference's post-processor does not trim either: decision 0024.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
@@ -78,11 +79,6 @@ def token_bytes(token: str) -> bytes:
         return bytes([SYMBOL_BYTES[char] for char in token])
     except KeyError:
         return token.encode("utf-8")
-
-
-def _utf8_length(char: str) -> int:
-    code = ord(char)
-    return 1 if code < 0x80 else 2 if code < 0x800 else 3 if code < 0x10000 else 4
 
 
 # ---------------------------------------------------------------------------
@@ -147,13 +143,21 @@ def to_byte_level(piece: NormalizedText) -> NormalizedText:
     with the character's alignment (upstream gives every byte of a character the alignment
     of the character: ``normalizer.rs`` ``transform_range``)."""
     text = piece.text
-    symbols = to_symbols(text)
-    if len(symbols) == len(text):
-        alignments = list(piece.alignments)
-    else:
-        alignments = [span for char, span in zip(text, piece.alignments, strict=True)
-                      for _ in range(_utf8_length(char))]
+    raw = text.encode("utf-8")
+    symbols = raw.decode("latin-1").translate(_LATIN1_TO_SYMBOL)
+    if len(raw) == len(text):  # ASCII: one symbol per character, the same alignments (an
+        alignments = piece.alignments  # alignment list is replaced, never changed in place)
+    else:  # each byte takes its character's: the index of the character is the count of
+        # lead bytes so far, minus one
+        characters = itertools.accumulate(raw.translate(_LEAD_BYTES), initial=-1)
+        alignments = list(map(piece.alignments.__getitem__,
+                              itertools.islice(characters, 1, None)))
     return NormalizedText(symbols, alignments, piece.original_start, piece.original_end)
+
+
+#: ``bytes.translate`` table: 1 for a byte that starts a UTF-8 character, 0 for a
+#: continuation byte (0x80..0xBF).
+_LEAD_BYTES = bytes(0 if 0x80 <= byte < 0xC0 else 1 for byte in range(256))
 
 
 @dataclass(frozen=True, slots=True)
@@ -161,6 +165,9 @@ class ByteLevelPreTokenizer:
     options: ByteLevelOptions
 
     def split(self, pieces: list[NormalizedText]) -> list[NormalizedText]:
+        if not self.options.add_prefix_space and not self.options.use_regex:
+            # Llama 3's step after its Split: each piece becomes its bytes' symbols, alone.
+            return [to_byte_level(piece) for piece in pieces if piece.text]
         out: list[NormalizedText] = []
         for piece in pieces:
             if self.options.add_prefix_space and not piece.text.startswith(" "):

@@ -1,8 +1,8 @@
 """The character classes of the Split-family pre-tokenizers, as ``regex`` class items.
 
 Each is the set upstream uses, measured over every code point against tokenizers 0.23.1
-with ``regex`` 2024.11.6 (tests/test_split_pre_tokenizers.py recomputes every one of them
-live; docs/decisions/0023-regex-dependency.md records the measurements):
+with ``regex`` 2024.11.6 (tests/exhaustive/test_char_classes_every_code_point.py recomputes
+every one of them live; docs/decisions/0023-regex-dependency.md records the measurements):
 
 - Oniguruma's ``\\p{..}`` general categories and scripts, ``\\s``, ``\\d`` and ``.`` mean
   what they mean in ``regex``: both carry Unicode 16.0 tables.
@@ -39,6 +39,12 @@ def range_items(ranges: Ranges) -> str:
 #: Unicode White_Space: Oniguruma's ``\\s``, Rust's ``char::is_whitespace`` and the Rust
 #: regex crate's ``\\s`` alike, and ``regex``'s ``\\s`` (25 code points in all four).
 WHITE_SPACE_ITEMS = r"\s"
+WHITE_SPACE: frozenset[str] = frozenset(
+    "\t\n\x0b\x0c\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007"
+    "\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
+)
+"""The same 25 code points as characters (Python's own ``str.isspace`` also takes
+U+001C..U+001F)."""
 #: Oniguruma's ``\\w`` inside a class (see the module docstring).
 ONIG_WORD_ITEMS = r"\p{Alphabetic}\p{M}\p{Nd}\p{Pc}"
 #: Oniguruma's ``\\w`` outside a class: also the six Latin-1 numbers.

@@ -3,19 +3,18 @@
 
 A decoder maps the list of token strings to a list of strings (``decode_chain``);
 the tokenizer joins the final list with ``""``. Every behaviour below was
-measured against tokenizers 0.23.1 (see ``tests/test_decoders.py``).
+measured against tokenizers 0.23.1 (see ``tests/unit/test_decoders.py``).
 
 Where this module deliberately departs from upstream:
 
-* ``Metaspace`` is parsed and validated like upstream but its ``decode_chain`` is
-  the identity (decision-byte-fallback, rule 2: "accepted and not applied, and
-  Decode returns the escaped text"). What upstream would produce is available as
-  :func:`metaspace_decode_upstream`, for the harness only.
-* ``Strip`` never panics: where upstream panics (see :func:`strip_would_panic`)
-  the token decodes to ``""`` (see :func:`strip_token`).
-* A ``Replace`` ``Regex`` pattern is Oniguruma syntax upstream; only the subset
-  that Python's ``re`` expresses identically is accepted (see
-  :func:`translate_oniguruma`), the rest is refused as ``unsupported-component``.
+* ``Metaspace`` (:class:`~.metaspace.MetaspaceDecoder`) is parsed and validated like
+  upstream but its ``decode_chain`` is the identity (decision-byte-fallback, rule 2:
+  "accepted and not applied, and Decode returns the escaped text").
+* ``Strip`` never panics: where upstream panics the token decodes to ``""`` (see
+  :func:`strip_token`).
+* A ``Replace`` ``Regex`` pattern is Oniguruma syntax upstream; only the Replace dialect
+  of :mod:`.oniguruma` is accepted (:mod:`.patterns`), the rest is refused as
+  ``unsupported-component`` (``regex-syntax`` where Oniguruma refuses it too).
 * A decoder object without ``"type"`` is refused (``missing-field``); upstream's
   legacy untagged fallback accepts a type-less ``Strip`` or ``Replace``.
 * When the model declares ``byte_fallback`` and the load is strict, only the
@@ -30,8 +29,8 @@ from typing import Protocol
 from .byte_level import ByteLevelDecoder, byte_level_from_json
 from .errors import clip, excerpt
 from .jsonfields import Node
-from .patterns import ReplacePattern, parse_replace_pattern
-from .pre_tokenizers import PrependScheme, metaspace_from_json
+from .metaspace import MetaspaceDecoder, metaspace_decoder_from_json
+from .patterns import Pattern, pattern_from_json
 
 REPLACEMENT_CHARACTER = "\ufffd"
 
@@ -161,7 +160,7 @@ def strip_token(token: str, content: str, start: int, stop: int) -> str:
     """Strip up to ``start`` leading and ``stop`` trailing ``content`` characters.
 
     Character-wise, as upstream: each side stops at the first other character.
-    Upstream panics in two cases (:func:`strip_would_panic`), both only reachable
+    Upstream panics in two cases (decision 0010), both only reachable
     when the token consists entirely of ``content`` characters: ``stop`` larger
     than the token, and the two windows crossing. Decision: such a token decodes
     to ``""`` — every one of its characters lies inside a window, so removing
@@ -173,19 +172,6 @@ def strip_token(token: str, content: str, start: int, stop: int) -> str:
     if stop_cut < start_cut:
         return ""
     return token[start_cut:stop_cut]
-
-
-def strip_would_panic(token: str, content: str, start: int, stop: int) -> bool:
-    """True where upstream's ``Strip`` panics on ``token`` (for the harness).
-
-    The trailing scan indexes ``len - i - 1`` for ``i < stop`` until it meets a
-    non-``content`` character, so it underflows when the token is all
-    ``content`` and ``stop > len``; otherwise the slice panics when the leading
-    cut passes the trailing one.
-    """
-    if stop > len(token) and all(char == content for char in token):
-        return True
-    return _leading_cut(token, content, start) > _trailing_cut(token, content, stop)
 
 
 @dataclass(frozen=True, slots=True)
@@ -204,7 +190,7 @@ class Strip:
 class Replace:
     """``{"type": "Replace", "pattern": {...}, "content": s}``: each token rewritten on its own."""
 
-    pattern: ReplacePattern
+    pattern: Pattern
     content: str
 
     def decode_chain(self, tokens: list[str]) -> list[str]:
@@ -212,46 +198,11 @@ class Replace:
 
 
 # ---------------------------------------------------------------------------
-# Metaspace
+# Metaspace (the decoder itself: implementation/metaspace.py)
 # ---------------------------------------------------------------------------
 
-
-
-@dataclass(frozen=True, slots=True)
-class Metaspace:
-    """``{"type": "Metaspace", ...}`` as a decoder: validated like upstream, applied as identity.
-
-    Decision-byte-fallback rule 2: for a file without byte_fallback, a Metaspace
-    decoder "is accepted and not applied, and Decode returns the escaped text".
-    Upstream's behaviour is :func:`metaspace_decode_upstream`.
-    """
-
-    replacement: str
-    prepend_scheme: PrependScheme
-    split: bool
-
-    def decode_chain(self, tokens: list[str]) -> list[str]:
-        return list(tokens)
-
-
-def metaspace_decode_upstream(
-    tokens: list[str], replacement: str, prepend_scheme: PrependScheme
-) -> list[str]:
-    """What upstream's Metaspace decoder returns (not used by the reference's decode).
-
-    In the first token every ``replacement`` is deleted unless the scheme is
-    ``never``; everywhere else each ``replacement`` becomes ``" "``.
-    """
-    return [
-        token.replace(replacement, "" if i == 0 and prepend_scheme != "never" else " ")
-        for i, token in enumerate(tokens)
-    ]
-
-
-def parse_metaspace(node: Node) -> Metaspace:
-    """Upstream deserializes the Metaspace decoder exactly like the pre-tokenizer."""
-    fields = metaspace_from_json(node)
-    return Metaspace(fields.replacement, fields.prepend_scheme, fields.split_on_replacement)
+#: The Metaspace decoder, by its JSON type name among the decoder types.
+Metaspace = MetaspaceDecoder
 
 
 # ---------------------------------------------------------------------------
@@ -293,7 +244,7 @@ def _parse_strip(node: Node) -> Strip:
 
 
 def _parse_replace(node: Node) -> Replace:
-    pattern = parse_replace_pattern(node.field("pattern"))
+    pattern = pattern_from_json(node.field("pattern"), "Replace")
     return Replace(pattern, node.field("content").str_())
 
 
@@ -313,13 +264,13 @@ def parse_decoder(node: Node) -> Decoder:
     if tag == "Replace":
         return _parse_replace(node)
     if tag == "Metaspace":
-        return parse_metaspace(node)
+        return metaspace_decoder_from_json(node)
     if tag == "ByteLevel":
         return ByteLevelDecoder(byte_level_from_json(node))
     if tag == "Sequence":
         return _parse_sequence(node)
     # Not reached by the run: a type upstream decodes and we do not (decision 0012) has no
-    # divergence class, so the generator draws only reproduced types (tests/test_decoders.py).
+    # divergence class, so the generator draws only reproduced types (tests/unit/test_decoders.py).
     if tag in UPSTREAM_ONLY_TYPES:  # pragma: no cover
         node.fail("unsupported-component", f"decoder type {excerpt(tag)} is not reproduced", "type")
     return node.fail("unsupported-component", f"unknown decoder type {excerpt(tag)}", "type")

@@ -104,6 +104,11 @@ _set_id, _set_token, _set_start, _set_end, _set_track, _set_metadata = (
 )
 
 
+#: Up to this many tokens, ``model_tokens`` sets the fields token by token (the column
+#: by column passes cost more to set up than they save).
+_FEW_TOKENS = 8
+
+
 def model_tokens(
     ids: Sequence[int],
     values: Sequence[str],
@@ -117,6 +122,18 @@ def model_tokens(
     if not len(ids) == len(values) == len(starts) == len(ends):  # pragma: no cover - the
         # model gives columns of one length; a guard for other callers
         raise ValueError("model_tokens: columns of different lengths")
+    if len(ids) <= _FEW_TOKENS:  # a word's few tokens: one at a time is cheaper
+        few: list[EncodedToken] = []
+        for token_id, value, start, end in zip(ids, values, starts, ends):  # noqa: B905
+            token = _new(EncodedToken)
+            _set_id(token, token_id)
+            _set_token(token, value)
+            _set_start(token, start)
+            _set_end(token, end)
+            _set_track(token, "bpe")
+            _set_metadata(token, metadata)
+            few.append(token)
+        return few
     tokens: list[EncodedToken] = list(map(_new, repeat(EncodedToken, len(ids))))
     drain = deque[None](maxlen=0).extend
     drain(map(_set_id, tokens, ids))
@@ -126,6 +143,36 @@ def model_tokens(
     drain(map(_set_track, tokens, repeat("bpe")))
     drain(map(_set_metadata, tokens, repeat(metadata)))
     return tokens
+
+
+def word_tokens(
+    ids: Sequence[int],
+    values: Sequence[str],
+    starts: Sequence[int],
+    ends: Sequence[int],
+    *,
+    alignments: Sequence[tuple[int, int]],
+    metadata: Mapping[str, int],
+) -> list[EncodedToken] | None:
+    """The tokens of one word of a few tokens (``_FEW_TOKENS`` at most), each spanning the
+    original characters of its characters in the word (``alignments[start][0]`` to
+    ``alignments[end - 1][1]``); None for more tokens or a token of no character (the
+    caller maps such spans through ``NormalizedText.original_spans``)."""
+    if len(ids) > _FEW_TOKENS:
+        return None
+    few: list[EncodedToken] = []
+    for token_id, value, start, end in zip(ids, values, starts, ends):  # noqa: B905
+        if start >= end:  # pragma: no cover - a model token covers a character at least
+            return None
+        token = _new(EncodedToken)
+        _set_id(token, token_id)
+        _set_token(token, value)
+        _set_start(token, alignments[start][0])
+        _set_end(token, alignments[end - 1][1])
+        _set_track(token, "bpe")
+        _set_metadata(token, metadata)
+        few.append(token)
+    return few
 
 
 def contract_violations(seq: EncodedSequence, text: str) -> list[str]:  # pragma: no cover

@@ -68,6 +68,15 @@ def bounded_path(path: str) -> str:
     return f"{path[:half]}…{path[-half:]}"
 
 
+def excerpt_file(name: str, limit: int = EXCERPT_CHARS) -> str:
+    """A file name quoted for a message: itself when short, else its beginning and its end
+    around an ellipsis, so the file's own name stays readable in a long folder path."""
+    if len(name) <= limit:
+        return repr(name)
+    half = (limit - 1) // 2
+    return f"{name[:half]!r}…{name[-half:]!r} ({len(name)} characters)"
+
+
 def _quote(text: str) -> str:
     if len(text) <= EXCERPT_CHARS:
         quoted = repr(text)

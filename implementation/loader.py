@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from .added_vocabulary import AddedVocabulary, added_tokens_from_json
 from .bpe import BpeModel
 from .decoders import decoder_from_json
@@ -22,9 +24,12 @@ _UNSUPPORTED_WHEN_SET = ("truncation", "padding")
 def load_tokenizer(source: Source, *, strict: bool = True) -> Tokenizer:
     """Load a tokenizer.json given as a path, JSON text (str/bytes-like) or a parsed dict.
 
-    How a str is told to be a path or a text: ``implementation/sources.py``
-    (docs/decisions/0018-paths-and-texts.md). A source of another type, or a ``strict``
-    that is not a bool, is a ``TypeError``.
+    A str is a path when it names an existing filesystem entry; else a JSON text when it
+    starts (after JSON whitespace and a byte order mark) with ``{``, ``[`` or ``"`` or is one
+    JSON value (``"null"``, ``"42"``: JSON texts, refused as not an object); else a path
+    (``file-not-found``). Bytes-like: always a JSON text; ``os.PathLike``: always a path
+    (``implementation/sources.py``, docs/decisions/0018-paths-and-texts.md). A source of
+    another type, or a ``strict`` that is not a bool, is a ``TypeError``.
 
     ``strict=True`` (the default) applies the founding decision's rules and this project's
     stricter choices (``docs/decisions/``). ``strict=False`` is lenient mode, for the harness
@@ -45,18 +50,31 @@ def load_tokenizer(source: Source, *, strict: bool = True) -> Tokenizer:
         if root.has(key):
             root.fail("unsupported-component",
                       f"{key} is not reproduced; set it to null", key)
-    model = BpeModel.from_json(root.field("model"), strict=strict)
-    normalizer = normalizer_from_json(root.field("normalizer", required=False))
-    pre_tokenizer = pre_tokenizer_from_json(root.field("pre_tokenizer", required=False))
-    post_processor = post_processor_from_json(root.field("post_processor", required=False))
-    decoder = decoder_from_json(root.field("decoder", required=False), strict=strict,
-                                byte_fallback=model.byte_fallback)
+    model_node = root.field("model")
+    parts: dict[str, Any] = {}
+
+    def components() -> None:
+        # Parsed after every check of the model and before its tables are built: a file a
+        # component refuses (Gemma 3's decoder, by the founding decoder-shape rule) is
+        # refused without building them, and the refusal stays the one the order gives.
+        parts["normalizer"] = normalizer_from_json(root.field("normalizer", required=False))
+        parts["pre_tokenizer"] = pre_tokenizer_from_json(
+            root.field("pre_tokenizer", required=False))
+        parts["post_processor"] = post_processor_from_json(
+            root.field("post_processor", required=False))
+        parts["decoder"] = decoder_from_json(
+            root.field("decoder", required=False), strict=strict,
+            byte_fallback=model_node.optional_bool("byte_fallback"))
+
+    model = BpeModel.from_json(model_node, strict=strict, before_build=components)
+    normalizer = parts["normalizer"]
     added = AddedVocabulary(
         added_tokens_from_json(root),
         model_token_to_id=model.token_to_id,
         model_vocab_size=model.vocab_size(),
         normalize=lambda content: normalize_str(normalizer, content),
     )
-    return Tokenizer(model=model, normalizer=normalizer, pre_tokenizer=pre_tokenizer,
-                     added=added, post_processor=post_processor, decoder=decoder,
+    return Tokenizer(model=model, normalizer=normalizer,
+                     pre_tokenizer=parts["pre_tokenizer"], added=added,
+                     post_processor=parts["post_processor"], decoder=parts["decoder"],
                      strict=strict)

@@ -17,7 +17,7 @@ from typing import Protocol
 from .alignment import NormalizedText
 from .errors import excerpt
 from .jsonfields import Node
-from .patterns import ReplacePattern, parse_replace_pattern
+from .patterns import Pattern, pattern_from_json
 from .unicode_forms import (
     FORMS,
     Form,
@@ -46,7 +46,7 @@ class Prepend:
 
 @dataclass(frozen=True, slots=True)
 class Replace:
-    pattern: ReplacePattern
+    pattern: Pattern
     content: str
 
     def normalize(self, piece: NormalizedText) -> None:
@@ -114,7 +114,8 @@ def normalizer_from_json(node: Node) -> Normalizer | None:
     if kind == "Prepend":
         return Prepend(node.field("prepend").str_())
     if kind == "Replace":
-        return Replace(parse_replace_pattern(node.field("pattern")), node.field("content").str_())
+        pattern = pattern_from_json(node.field("pattern"), "Replace")
+        return Replace(pattern, node.field("content").str_())
     if kind == "Strip":
         return Strip(_required_bool(node, "strip_left"), _required_bool(node, "strip_right"))
     form = _FORM_NAMED.get(kind)

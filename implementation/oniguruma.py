@@ -1,28 +1,12 @@
-"""Oniguruma patterns of Split pre-tokenizers, translated for the ``regex`` package.
+"""Oniguruma patterns (Ruby syntax, no options), parsed into a small tree and emitted as
+``regex`` syntax that matches exactly what Oniguruma matches: the one reader of both Regex
+components (docs/decisions/0031-one-regex-core.md).
 
-Upstream compiles a Split ``{"Regex": ...}`` with the ``onig`` crate, whose default syntax
-is Oniguruma's Ruby syntax (no options: ``.`` stops at a line feed, ``^``/``$`` are line
-anchors, ``(?m:...)`` is what other engines call dot-all). The reference parses the source
-into a small tree (:class:`CharSet`, :class:`Sequence`, :class:`Alternation`,
-:class:`Repeat`, :class:`Group`, :class:`Look`, :class:`Assertion`) and emits ``regex``
-syntax that matches exactly what Oniguruma matches. Only an allow-list is accepted;
-anything else raises :class:`UnsupportedRegexError` (docs/decisions/0023-regex-dependency.md):
-
-- literals; ``.``; ``|``; groups ``(``, ``(?:``, atomic ``(?>``; look-ahead ``(?=``,
-  ``(?!``; look-behind ``(?<=``, ``(?<!`` over fixed-length alternatives of single
-  characters; ``(?i:...)`` over alternatives of ASCII literals;
-- ``*``, ``+``, ``?`` (lazy with ``?``, possessive with ``+``); ``{n}``, ``{n,}``,
-  ``{n,m}``, ``{,m}`` (lazy with ``?`` except ``{n}?``, which Ruby syntax reads as
-  ``(?:x{n})?``; Ruby syntax reads ``{n,m}+`` as ``(?:x{n,m})+``, not possessive);
-- anchors ``^``, ``$``, ``\\A``, ``\\z``, ``\\Z``;
-- escapes ``\\t \\n \\r \\f \\v \\a \\e \\xHH \\uHHHH``, escaped ASCII punctuation,
-  ``\\s \\S \\d \\D \\w \\W \\h \\H`` and ``\\p{..}``/``\\P{..}``/``\\p{^..}`` with a name of
-  :data:`PROPERTY_NAMES`; flat classes of characters, ranges and those escapes.
-
-Refused, among others: back-references, named groups, inline options other than
-``(?i:``, ``\\b \\B \\G \\K \\R \\X \\N \\O``, POSIX brackets, nested classes and ``&&``,
-stacked quantifiers, a quantifier on something that can match the empty string (an
-anchor, a look-around, an empty group), and repeats Oniguruma itself refuses.
+Each component reads a *dialect*, an allow-list: :data:`SPLIT` (the Split pre-tokenizer,
+decision 0023) and the narrower :data:`REPLACE` (the Replace normalizer and decoder, decision
+0009). Anything outside it raises :class:`UnsupportedRegexError`; what Oniguruma itself
+refuses (an unterminated class, an unbalanced parenthesis, a repeat of an anchor...) raises
+:class:`RegexSyntaxError`, measured in the tests to be refused upstream too.
 """
 
 from __future__ import annotations
@@ -41,7 +25,23 @@ from .char_classes import (
     code_point,
 )
 from .errors import excerpt
-from .patterns import UnsupportedRegexError
+
+
+class RegexError(Exception):
+    """A pattern the reference refuses; ``rule`` is the rule id it is refused under."""
+
+    rule = "unsupported-component"
+
+
+class UnsupportedRegexError(RegexError):
+    """Valid Oniguruma outside the dialect's allow-list (``unsupported-component``)."""
+
+
+class RegexSyntaxError(RegexError):
+    """A pattern Oniguruma itself refuses to compile (``regex-syntax``)."""
+
+    rule = "regex-syntax"
+
 
 #: ``\\p{..}`` names accepted (exactly as spelled here): each means the same code points in
 #: Oniguruma and in ``regex`` (measured over every code point, see the tests).
@@ -63,7 +63,8 @@ _HEX_DIGITS = frozenset("0123456789abcdefABCDEF")
 _CONTROL_ESCAPES = {
     "t": "\t", "n": "\n", "r": "\r", "f": "\f", "v": "\x0b", "a": "\x07", "e": "\x1b",
 }
-#: Class escapes usable inside and outside a class: their ``regex`` class items.
+#: Class escapes: their ``regex`` class items (inside a class, and outside unless
+#: ``_OUTSIDE_ESCAPES`` says otherwise).
 _CLASS_ESCAPES = {
     "s": WHITE_SPACE_ITEMS, "S": r"\S", "d": r"\p{Nd}", "D": r"\P{Nd}",
     "w": ONIG_WORD_ITEMS, "h": HEX_DIGIT_ITEMS,
@@ -72,7 +73,8 @@ _CLASS_ESCAPES = {
 #: six Latin-1 numbers more), and those only usable there (negated unions).
 _OUTSIDE_ESCAPES = {"w": f"[{ONIG_WORD_OUTSIDE_ITEMS}]", "W": f"[^{ONIG_WORD_OUTSIDE_ITEMS}]",
                     "H": f"[^{HEX_DIGIT_ITEMS}]"}
-_NEGATED_ESCAPES = frozenset("WH")
+#: Every letter of a class escape (a range cannot end in one: Oniguruma refuses it).
+_CLASS_ESCAPE_LETTERS = frozenset("sSdDwWhHpP")
 _ANCHORS = {"^": r"(?<![^\n])(?!(?<=\n)\Z)", "$": r"(?=\n|\Z)"}
 _ANCHOR_ESCAPES = {"A": r"\A", "z": r"\Z", "Z": r"(?=\n?\Z)"}
 _QUANTIFIER_STARTS = frozenset("*+?{")
@@ -80,6 +82,41 @@ _QUANTIFIER_STARTS = frozenset("*+?{")
 _SPECIAL = frozenset("\\^$.|?*+()[]{}")
 
 Mode = Literal["greedy", "lazy", "possessive"]
+
+
+@dataclass(frozen=True, slots=True)
+class Dialect:
+    """What one component's reader accepts beyond the common core (literals, ``.``, ``|``,
+    ``(``, ``(?:``, look-arounds, ``* + ?`` and intervals with a lazy ``?``, the anchors, the
+    one-character escapes, ``\\s \\S`` and flat classes)."""
+
+    name: str
+    #: Letters of class escapes usable outside a class, and inside one.
+    outside_escapes: frozenset[str]
+    class_escapes: frozenset[str]
+    #: ``(?>...)`` and ``(?i:...)``.
+    extended_groups: bool
+    #: Possessive ``*+``, and Ruby's readings of ``x{n}?`` and ``x{n,m}+``.
+    ruby_repeats: bool
+    #: A quantifier on something that can match the empty string (``(a*)*``, ``()+``).
+    nullable_repeats: bool
+    #: ``{0}`` and ``{,0}``.
+    zero_repeats: bool
+    #: ``\\ `` (an escaped space) and a bare ``]`` or ``}`` as literals.
+    loose_literals: bool
+    #: Look-behind bodies: alternatives of sequences of single characters, or any body of
+    #: one fixed width (what Python's ``re`` accepted, decision 0009).
+    look_behind: Literal["characters", "fixed-width"]
+
+
+#: The Split pre-tokenizer's reader (decision 0023).
+SPLIT = Dialect("Split", frozenset("sSdDwWhHpP"), frozenset("sSdDwhpP"), extended_groups=True,
+                ruby_repeats=True, nullable_repeats=False, zero_repeats=False,
+                loose_literals=False, look_behind="characters")
+#: The Replace normalizer's and decoder's reader: the subset of decision 0009.
+REPLACE = Dialect("Replace", frozenset("sS"), frozenset("s"), extended_groups=False,
+                  ruby_repeats=False, nullable_repeats=True, zero_repeats=True,
+                  loose_literals=True, look_behind="fixed-width")
 
 
 # -- the tree ---------------------------------------------------------------------------------
@@ -115,6 +152,7 @@ class Repeat:
 class Group:
     body: Node
     atomic: bool = False
+    capturing: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -147,6 +185,43 @@ def nullable(node: Node) -> bool:
     if isinstance(node, Repeat):
         return node.low == 0 or nullable(node.body)
     return nullable(node.body)
+
+
+def anchor_like(node: Node) -> bool:
+    """What Oniguruma refuses to repeat (measured): an anchor, a look-around, and a plain
+    non-capturing group one of whose alternatives is exactly one such element (``(?:^)``,
+    ``(?:a|(?=b))``); ``(^)``, ``(?:^a)`` and ``(?>^)`` are repeatable."""
+    if isinstance(node, Assertion | Look):
+        return True
+    if not isinstance(node, Group) or node.capturing or node.atomic:
+        return False
+    branches = node.body.branches if isinstance(node.body, Alternation) else (node.body,)
+    return any(anchor_like(branch) for branch in branches)
+
+
+def _width(node: Node) -> tuple[int, int | None]:
+    """The fewest and most characters ``node`` reads (None: unbounded)."""
+    if isinstance(node, CharSet):
+        return 1, 1
+    if isinstance(node, Assertion | Look):
+        return 0, 0
+    if isinstance(node, Group):
+        return _width(node.body)
+    if isinstance(node, Repeat):
+        low, high = _width(node.body)
+        if high == 0:
+            return 0, 0
+        most = None if high is None or node.high is None else high * node.high
+        return low * node.low, most
+    widths = [_width(part) for part in (node.items if isinstance(node, Sequence)
+                                        else node.branches)]
+    if isinstance(node, Sequence):
+        highs = [high for _, high in widths]
+        return sum(low for low, _ in widths), (None if None in highs
+                                               else sum(h for h in highs if h is not None))
+    lows = [low for low, _ in widths]
+    highs = [high for _, high in widths]
+    return min(lows), (None if None in highs else max(h for h in highs if h is not None))
 
 
 # -- emitting regex syntax --------------------------------------------------------------------
@@ -225,15 +300,16 @@ def _case_insensitive(char: str) -> CharSet:
 # -- the parser -------------------------------------------------------------------------------
 
 class _Parser:
-    def __init__(self, source: str) -> None:
+    def __init__(self, source: str, dialect: Dialect) -> None:
         self.src = source
+        self.dialect = dialect
         self.pos = 0
         self.depth = 0
 
     def parse(self) -> Node:
         node = self._alternation()
         if self.pos < len(self.src):  # only a ')' stops an alternation early
-            raise UnsupportedRegexError(f"unbalanced ')' at offset {self.pos}")
+            raise RegexSyntaxError(f"unbalanced ')' at offset {self.pos}")
         return node
 
     def _peek(self, offset: int = 0) -> str:
@@ -251,10 +327,14 @@ class _Parser:
         items: list[Node] = []
         while self.pos < len(self.src) and self._peek() not in "|)":
             if self._peek() in _QUANTIFIER_STARTS:
-                raise UnsupportedRegexError(
-                    f"quantifier without a target at offset {self.pos}")
+                self._refuse_quantifier_without_target()
             items.append(self._quantified(self._atom()))
         return items[0] if len(items) == 1 else Sequence(tuple(items))
+
+    def _refuse_quantifier_without_target(self) -> None:
+        if self._peek() != "{" or self._interval() is not None:
+            raise RegexSyntaxError(f"quantifier without a target at offset {self.pos}")
+        raise UnsupportedRegexError(f"'{{' that is not an interval at offset {self.pos}")
 
     # -- atoms ------------------------------------------------------------------------------
     def _atom(self) -> Node:
@@ -270,7 +350,7 @@ class _Parser:
             return Assertion(_ANCHORS[char])
         if char == ".":
             return CharSet(ONIG_DOT)
-        if char in "]}":
+        if char in "]}" and not self.dialect.loose_literals:
             raise UnsupportedRegexError(f"unescaped {char!r} at offset {self.pos - 1}")
         return literal(char)
 
@@ -280,31 +360,47 @@ class _Parser:
         if self.depth > MAX_NESTING:
             raise UnsupportedRegexError(f"groups nested more than {MAX_NESTING} deep")
         rest = self.src[start:start + 4]
+        extended = self.dialect.extended_groups
         node: Node
-        if rest.startswith("(?i:"):
+        if extended and rest.startswith("(?i:"):
             self.pos += 4
             node = self._case_insensitive_body()
         elif rest.startswith(("(?<=", "(?<!")):
             self.pos += 4
             body = self._alternation()
-            _check_look_behind(body)
+            self._check_look_behind(body)
             node = Look(body, behind=True, negative=rest[3] == "!")
         elif rest.startswith(("(?=", "(?!")):
             self.pos += 3
             node = Look(self._alternation(), behind=False, negative=rest[2] == "!")
-        elif rest.startswith(("(?:", "(?>")):
+        elif rest.startswith("(?:") or (extended and rest.startswith("(?>")):
             self.pos += 3
             node = Group(self._alternation(), atomic=rest[2] == ">")
         elif rest.startswith("(?"):
             raise UnsupportedRegexError(f"group construct {rest!r} at offset {start}")
         else:
             self.pos += 1
-            node = Group(self._alternation())
+            node = Group(self._alternation(), capturing=True)
         if self._peek() != ")":
-            raise UnsupportedRegexError(f"unbalanced '(' at offset {start}")
+            raise RegexSyntaxError(f"unbalanced '(' at offset {start}")
         self.pos += 1
         self.depth -= 1
         return node
+
+    def _check_look_behind(self, body: Node) -> None:
+        if self.dialect.look_behind == "fixed-width":
+            low, high = _width(body)
+            if low != high:
+                raise UnsupportedRegexError("look-behind that is not of one fixed width")
+            return
+        # Alternatives of fixed sequences of single characters (where Oniguruma's
+        # restrictions and ``regex``'s unbounded look-behind agree).
+        branches = body.branches if isinstance(body, Alternation) else (body,)
+        for branch in branches:
+            items = branch.items if isinstance(branch, Sequence) else (branch,)
+            if not items or not all(isinstance(item, CharSet) for item in items):
+                raise UnsupportedRegexError(
+                    "look-behind holding more than alternatives of single characters")
 
     def _case_insensitive_body(self) -> Node:
         """``(?i:`` over alternatives of ASCII literal characters (each letter becomes the
@@ -328,7 +424,7 @@ class _Parser:
                 self.pos += 1
                 chars = []
                 continue
-            if char == "\\" and _is_ascii_punctuation(self._peek(1)):
+            if char == "\\" and self._is_punctuation_escape(self._peek(1)):
                 chars.append(self._peek(1))
                 self.pos += 2
             elif char.isascii() and char.isprintable() and char not in _SPECIAL:
@@ -347,26 +443,37 @@ class _Parser:
         if char not in _QUANTIFIER_STARTS:
             return atom
         at = self.pos
-        if isinstance(atom, Assertion | Look) or nullable(atom):
+        if anchor_like(atom):
+            raise RegexSyntaxError(
+                f"quantifier at offset {at} on an anchor or a look-around")
+        if not self.dialect.nullable_repeats and nullable(atom):
             raise UnsupportedRegexError(
                 f"quantifier at offset {at} on something that can match the empty string")
         low, high, interval = self._quantifier_body()
+        exact = interval and self.src[at:self.pos].count(",") == 0
         suffix = self._peek()
         node: Node
-        if suffix == "?" and interval and low == high:  # Ruby: x{n}? is (?:x{n})?
-            self.pos += 1
+        if self.dialect.ruby_repeats and suffix == "?" and interval and low == high:
+            self.pos += 1  # Ruby: x{n}? is (?:x{n})?
             node = Repeat(Repeat(atom, low, high), 0, 1)
-        elif suffix == "+" and interval:  # Ruby: x{n,m}+ is (?:x{n,m})+, not possessive
-            self.pos += 1
+        elif self.dialect.ruby_repeats and suffix == "+" and interval:
+            self.pos += 1  # Ruby: x{n,m}+ is (?:x{n,m})+, not possessive
             node = Repeat(Repeat(atom, low, high), 1, None)
-        elif suffix in ("?", "+"):
+        elif suffix == "?" and exact:
+            raise UnsupportedRegexError("'{n}?' (Oniguruma: an optional exact repeat)")
+        elif suffix == "?" or (suffix == "+" and self.dialect.ruby_repeats):
             self.pos += 1
             node = Repeat(atom, low, high, "lazy" if suffix == "?" else "possessive")
         else:
             node = Repeat(atom, low, high)
         if self._peek() in _QUANTIFIER_STARTS:
-            raise UnsupportedRegexError(f"stacked quantifiers at offset {self.pos}")
+            raise UnsupportedRegexError(
+                f"stacked or possessive quantifiers at offset {self.pos}")
         return node
+
+    def _interval(self) -> re.Match[str] | None:
+        match = _INTERVAL.match(self.src, self.pos)
+        return match if match is not None and (match.group(1) or match.group(3)) else None
 
     def _quantifier_body(self) -> tuple[int, int | None, bool]:
         """``(low, high, written as an interval)``, past the quantifier."""
@@ -374,17 +481,17 @@ class _Parser:
         if char != "{":
             self.pos += 1
             return {"*": (0, None, False), "+": (1, None, False), "?": (0, 1, False)}[char]
-        match = _INTERVAL.match(self.src, self.pos)
-        if match is None or not (match.group(1) or match.group(3)):
+        match = self._interval()
+        if match is None:
             raise UnsupportedRegexError(f"'{{' that is not an interval at offset {self.pos}")
         low_text, comma, high_text = match.groups()
         if any(len(n.lstrip("0")) > 6 for n in (low_text, high_text)):
-            raise UnsupportedRegexError("repeat count above 100000")
+            raise RegexSyntaxError("repeat count above 100000")
         low = int(low_text.lstrip("0") or "0")  # int() refuses 4,300 digits and more
         high = (int(high_text.lstrip("0") or "0") if high_text else None) if comma else low
         if low > _MAX_REPEAT or (high is not None and high > _MAX_REPEAT):
-            raise UnsupportedRegexError("repeat count above 100000")
-        if high is not None and (low > high or high == 0):
+            raise RegexSyntaxError("repeat count above 100000")
+        if high is not None and (low > high or (high == 0 and not self.dialect.zero_repeats)):
             raise UnsupportedRegexError(f"interval {excerpt(match.group(0))} (min > max, or max 0)")
         self.pos = match.end()
         return low, high, True
@@ -395,24 +502,21 @@ class _Parser:
         if letter in _ANCHOR_ESCAPES:
             self.pos += 2
             return Assertion(_ANCHOR_ESCAPES[letter])
-        if letter in _OUTSIDE_ESCAPES:
-            self.pos += 2
-            return CharSet(_OUTSIDE_ESCAPES[letter])
-        items = self._class_escape()
-        if items is not None:
-            return CharSet(f"[{items}]")
+        if letter in self.dialect.outside_escapes:
+            if letter in _OUTSIDE_ESCAPES:
+                self.pos += 2
+                return CharSet(_OUTSIDE_ESCAPES[letter])
+            return CharSet(f"[{self._class_escape()}]")
         return literal(self._escaped_char())
 
-    def _class_escape(self) -> str | None:
-        """The class items of ``\\s \\S \\d \\D \\w \\h \\p{..} \\P{..}`` at the cursor
-        (advancing past it), or None for an escape of one character."""
+    def _class_escape(self) -> str:
+        """The class items of ``\\s \\S \\d \\D \\w \\h \\p{..} \\P{..}`` at the cursor,
+        advancing past it."""
         letter = self._peek(1)
         if letter in _CLASS_ESCAPES:
             self.pos += 2
             return _CLASS_ESCAPES[letter]
-        if letter in ("p", "P"):  # not `in "pP"`: a trailing backslash's letter is ""
-            return self._property()
-        return None
+        return self._property()
 
     def _property(self) -> str:
         negate = self._peek(1) == "P"
@@ -420,7 +524,7 @@ class _Parser:
             raise UnsupportedRegexError(f"property escape without braces at offset {self.pos}")
         end = self.src.find("}", self.pos + 3)
         if end == -1:
-            raise UnsupportedRegexError(f"unterminated property name at offset {self.pos}")
+            raise RegexSyntaxError(f"unterminated property name at offset {self.pos}")
         name = self.src[self.pos + 3:end]
         if name.startswith("^"):
             if negate:
@@ -432,11 +536,15 @@ class _Parser:
         self.pos = end + 1
         return ("\\P{" if negate else "\\p{") + name + "}"
 
+    def _is_punctuation_escape(self, char: str) -> bool:
+        return len(char) == 1 and char.isascii() and char.isprintable() and (
+            not char.isalnum()) and (char != " " or self.dialect.loose_literals)
+
     def _escaped_char(self) -> str:
         """A backslash escape standing for one character; advances past it."""
         letter = self._peek(1)
         if letter == "":
-            raise UnsupportedRegexError("trailing backslash")
+            raise RegexSyntaxError("trailing backslash")
         if letter in _CONTROL_ESCAPES:
             self.pos += 2
             return _CONTROL_ESCAPES[letter]
@@ -451,7 +559,7 @@ class _Parser:
                 raise UnsupportedRegexError("surrogate code point escape")
             self.pos += 2 + width
             return chr(value)
-        if _is_ascii_punctuation(letter):
+        if self._is_punctuation_escape(letter):
             self.pos += 2
             return letter
         raise UnsupportedRegexError(f"escape '\\{letter}' at offset {self.pos}")
@@ -466,11 +574,12 @@ class _Parser:
         while True:
             char = self._peek()
             if char == "":
-                raise UnsupportedRegexError(f"unterminated character class at offset {start}")
+                raise RegexSyntaxError(f"unterminated character class at offset {start}")
             if char == "]":
                 if not items:
-                    raise UnsupportedRegexError(
-                        f"empty class or leading ']' at offset {start}")
+                    if "]" not in self.src[self.pos + 1:]:
+                        raise RegexSyntaxError(f"empty character class at offset {start}")
+                    raise UnsupportedRegexError(f"a class with a leading ']' at offset {start}")
                 self.pos += 1
                 break
             items.append(self._class_item(first=not items))
@@ -481,16 +590,14 @@ class _Parser:
         if char == "[" or self.src.startswith("&&", self.pos):
             raise UnsupportedRegexError(
                 f"nested class, POSIX bracket or '&&' at offset {self.pos}")
-        if char == "\\":
-            if self._peek(1) in _NEGATED_ESCAPES or self._peek(1) == "b":
+        if char == "\\" and self._peek(1) in _CLASS_ESCAPE_LETTERS:
+            if self._peek(1) not in self.dialect.class_escapes:
                 raise UnsupportedRegexError(
                     f"'\\{self._peek(1)}' inside a class at offset {self.pos}")
             items = self._class_escape()
-            if items is not None:
-                if self._at_range_dash():
-                    raise UnsupportedRegexError(
-                        f"'-' after a class escape at offset {self.pos}")
-                return items
+            if self._at_range_dash():
+                raise RegexSyntaxError(f"'-' after a class escape at offset {self.pos}")
+            return items
         low, low_escaped = self._class_char()
         bare_dash = low == "-" and not low_escaped
         # Unreachable (kept as a guard): a '-' after an item is that item's range dash, or
@@ -503,12 +610,13 @@ class _Parser:
         if bare_dash:
             raise UnsupportedRegexError(f"class range starting with '-' at offset {self.pos}")
         self.pos += 1
-        if self._peek() == "\\" and self._peek(1) in (*_CLASS_ESCAPES, "p", "P",
-                                                     *_NEGATED_ESCAPES):
-            raise UnsupportedRegexError(f"class range ending in a class escape at {self.pos}")
+        if self._peek() == "\\" and self._peek(1) in _CLASS_ESCAPE_LETTERS:
+            raise RegexSyntaxError(f"class range ending in a class escape at {self.pos}")
         high, high_escaped = self._class_char()
-        if (high == "-" and not high_escaped) or high < low:
+        if high == "-" and not high_escaped:
             raise UnsupportedRegexError(f"class range {low!r}-{high!r}")
+        if high < low:
+            raise RegexSyntaxError(f"empty class range {low!r}-{high!r}")
         if self._at_range_dash():
             raise UnsupportedRegexError(f"'-' after a range at offset {self.pos}")
         return f"{code_point(ord(low))}-{code_point(ord(high))}"
@@ -520,7 +628,7 @@ class _Parser:
         """One class character and whether it was written as an escape."""
         char = self._peek()
         if char == "":
-            raise UnsupportedRegexError("unterminated character class")
+            raise RegexSyntaxError("unterminated character class")
         if char == "[":
             raise UnsupportedRegexError(f"nested class at offset {self.pos}")
         if char == "\\":
@@ -529,24 +637,8 @@ class _Parser:
         return char, False
 
 
-def _is_ascii_punctuation(char: str) -> bool:
-    return len(char) == 1 and char.isascii() and char.isprintable() and not char.isalnum() \
-        and char != " "
-
-
-def _check_look_behind(body: Node) -> None:
-    """Look-behind bodies are alternatives of fixed sequences of single characters (where
-    Oniguruma's restrictions and ``regex``'s unbounded look-behind agree)."""
-    branches = body.branches if isinstance(body, Alternation) else (body,)
-    for branch in branches:
-        items = branch.items if isinstance(branch, Sequence) else (branch,)
-        if not items or not all(isinstance(item, CharSet) for item in items):
-            raise UnsupportedRegexError(
-                "look-behind holding more than alternatives of single characters")
-
-
-def parse(source: str) -> Node:
+def parse(source: str, dialect: Dialect = SPLIT) -> Node:
     """The tree of the Oniguruma (Ruby syntax) pattern ``source``; raises
-    :class:`UnsupportedRegexError` outside the reproduced subset."""
-    return _Parser(source).parse()
-
+    :class:`UnsupportedRegexError` outside ``dialect`` and :class:`RegexSyntaxError` where
+    Oniguruma refuses the pattern."""
+    return _Parser(source, dialect).parse()

@@ -2,8 +2,8 @@
 ``Sequence``.
 
 Reproduces tokenizers 0.23.1 (``processors/{template,sequence}.rs``,
-``pre_tokenizers/byte_level.rs``), measured in ``tests/test_post_processors.py`` and
-``tests/test_byte_level.py``. As upstream, the steps pass a list of segments along (the
+``pre_tokenizers/byte_level.rs``), measured in ``tests/unit/test_post_processors.py`` and
+``tests/differential/test_byte_level.py``. As upstream, the steps pass a list of segments along (the
 inputs, then, after a template, one segment per template piece) and the last step's
 segments are laid end to end. Deliberate differences:
 
@@ -128,7 +128,7 @@ def parse_special_token(node: Node) -> SpecialToken:
     tokens = tuple(element.str_() for element in node.field("tokens").elements())
     # Not reached by the run (nor the two refusals of _check_template): upstream loads these
     # templates and misaligns or panics later; the refusal is a strictness no divergence
-    # class records yet, so the generator keeps them out (tests/test_post_processors.py).
+    # class records yet, so the generator keeps them out (tests/unit/test_post_processors.py).
     if len(ids) != len(tokens):  # pragma: no cover
         node.fail(
             "invalid-value",
@@ -426,7 +426,7 @@ def _parse(node: Node, templates: list[str]) -> PostProcessor:
     if tag == "TemplateProcessing":
         # Not reached by the run: upstream loads a template after a template; the refusal is a
         # strictness no divergence class records yet, so the generator keeps it out
-        # (tests/test_post_processors.py).
+        # (tests/unit/test_post_processors.py).
         if templates:  # pragma: no cover
             node.fail("unsupported-component", "a TemplateProcessing after another one (at "
                       f"{templates[0]}) is not reproduced: upstream lays the first one's "

@@ -19,11 +19,16 @@ LOAD_RULES: dict[str, str] = {
     "missing-field": "A required field is absent.",
     "invalid-value": "A field has a value outside what upstream accepts (bad version, bad id...).",
     "unsupported-component": "A component type this reference does not reproduce; refused by name.",
-    "regex-backtracking": "A Replace Regex on which Python's re could backtrack without bound "
-    "(two ways of reading the same text meet again before the end of the pattern: nested or "
-    "overlapping repetition), or too large to analyse; upstream loads it and panics "
-    "(Oniguruma retry-limit-in-match) on long enough inputs. For a Split Regex (matched with "
-    "the regex package): the pattern is infinitely ambiguous (decision 0023).",
+    "regex-syntax": "A Regex (Replace or Split) that is not valid Oniguruma (Ruby syntax): an "
+    "unterminated class or property name, an unbalanced parenthesis, a trailing backslash, a "
+    "quantifier without a target or on an anchor or look-around, a repeat count above "
+    "100000, an empty or escape-bounded class range. Upstream refuses the file too "
+    "(Oniguruma error); decision 0031.",
+    "regex-backtracking": "A Regex on which the regex package could backtrack without bound, "
+    "or longer than 10,000 characters: for Replace, two ways of reading the same text meet "
+    "again before the end of the pattern (nested or overlapping repetition, decision 0017); "
+    "for Split, the pattern is infinitely ambiguous (decision 0023). Upstream loads it and "
+    "panics (Oniguruma retry-limit-in-match) on long enough inputs.",
     # BPE model.
     "merge-malformed": "A merge entry is not a pair of strings nor a legacy 'a b' string.",
     "merge-out-of-vocabulary": "A merge part, or the merged result, is not in the vocabulary.",

@@ -8,7 +8,11 @@ How a source is told apart (docs/decisions/0018-paths-and-texts.md):
 * a ``Mapping`` is an already parsed document;
 * a ``str`` is a path when it names an existing filesystem entry; otherwise it is a JSON
   text when its first character other than JSON whitespace and U+FEFF (byte order mark)
-  is ``{`` or ``[``, and a path (which then names nothing: ``file-not-found``) when not.
+  is ``{``, ``[`` or ``"``, or when the whole str is one JSON value (``null``, ``true``,
+  ``42``, ``-1.5e3``...); else it is a path (which then names nothing: ``file-not-found``).
+  So ``"null"`` is the JSON text null (refused as ``invalid-type`` at ``$``: not an
+  object) and ``"[1, 2"`` a malformed JSON text, while ``"tokenizer.json"`` and
+  ``"2024.json"`` are paths.
 
 A JSON text may start with a byte order mark (and whitespace around it); it is ignored.
 
@@ -31,7 +35,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NoReturn
 
-from .errors import LoadError, clip, excerpt
+from .errors import LoadError, clip, excerpt, excerpt_file
 from .jsonfields import child_path, json_type
 
 Source = str | bytes | bytearray | memoryview | os.PathLike[str] | Mapping[str, Any]
@@ -81,7 +85,7 @@ def read_document(source: Source, json_path: str = "$") -> Document:
     else:
         origin = _file_name(source)
         file = Path(origin)
-        data = _parse_bytes(_read_file(origin, json_path), excerpt(origin), json_path)
+        data = _parse_bytes(_read_file(origin, json_path), excerpt_file(origin), json_path)
     return Document(data, origin, file)
 
 
@@ -106,7 +110,17 @@ def _first_significant(text: str) -> int:
 
 def _looks_like_json(text: str) -> bool:
     start = _first_significant(text)
-    return start < len(text) and text[start] in "{["
+    if start == len(text):
+        return False
+    if text[start] in '{["':
+        return True
+    try:  # a scalar JSON text (null, true, a number): what json.loads takes whole
+        json.loads(text[start:], parse_constant=_reject_constant)
+    except ValueError:  # JSONDecodeError included
+        return False
+    except RecursionError:  # pragma: no cover - a scalar does not nest
+        return False
+    return True
 
 
 def _file_name(source: str | os.PathLike[str]) -> str:
@@ -124,19 +138,19 @@ def _read_file(name: str, json_path: str) -> bytes:
             raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR))
         if not stat.S_ISREG(mode):
             raise LoadError("file-unreadable", json_path,
-                            f"cannot read {excerpt(name)}: not a regular file")
+                            f"cannot read {excerpt_file(name)}: not a regular file")
         with open(name, "rb") as handle:
             return handle.read()
     except ValueError as exc:  # NUL in the name, or a string no file name can encode
         raise LoadError("file-not-found", json_path,
-                        f"no file named {excerpt(name)}: {clip(str(exc))}") from None
+                        f"no file named {excerpt_file(name)}: {clip(str(exc))}") from None
     except OSError as exc:
         reason = exc.strerror or type(exc).__name__
         if exc.errno in _NOT_FOUND:
             raise LoadError("file-not-found", json_path,
-                            f"no file named {excerpt(name)}: {reason}") from None
+                            f"no file named {excerpt_file(name)}: {reason}") from None
         raise LoadError("file-unreadable", json_path,
-                        f"cannot read {excerpt(name)}: {reason}") from None
+                        f"cannot read {excerpt_file(name)}: {reason}") from None
 
 
 # -- parsing ------------------------------------------------------------------------------

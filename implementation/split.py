@@ -3,8 +3,8 @@ of five delimiter behaviours, ``invert``), ``Digits``, ``Punctuation``, ``Whites
 ``WhitespaceSplit``.
 
 All of them are upstream's ``NormalizedString::split(pattern, behavior)`` on each piece:
-the pattern cuts the piece's normalized text into contiguous ``(start, end, is_match)``
-parts (:func:`find_matches`), the behaviour decides which parts are kept and which are
+the pattern (:mod:`.patterns`) cuts the piece's normalized text into contiguous
+``(start, end, is_match)`` parts, the behaviour decides which parts are kept and which are
 joined (:func:`kept_ranges`), and every kept part is a slice of the piece, so its span is
 the original character span of its normalized characters (offset contract). Empty parts
 are dropped, as upstream's ``PreTokenizedString::split`` drops them.
@@ -12,81 +12,24 @@ are dropped, as upstream's ``PreTokenizedString::split`` drops them.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Literal
 
 import regex  # type: ignore[import-untyped, unused-ignore]
 
 from .alignment import NormalizedText
-from .ambiguity import check_backtracking
 from .char_class_tables import REGEX_MODULE_VERSION
 from .char_classes import NUMERIC, PUNCTUATION, WHITE_SPACE_ITEMS, WHITESPACE_WORDS
 from .errors import excerpt, excerpt_keys
 from .jsonfields import Node
-from .oniguruma import emit, parse
-from .patterns import MAX_REGEX_CHARS, UnsupportedRegexError, onig_find_iter
-from .regex_safety import BacktrackingRiskError
+from .patterns import Pattern, pattern_from_json
 
 Behavior = Literal["Removed", "Isolated", "MergedWithPrevious", "MergedWithNext", "Contiguous"]
 BEHAVIORS: tuple[Behavior, ...] = (
     "Removed", "Isolated", "MergedWithPrevious", "MergedWithNext", "Contiguous")
-#: ``(start, end, is_match)``: a part of a text as a pattern cuts it.
-Part = tuple[int, int, bool]
 
 
-@dataclass(frozen=True, slots=True)
-class Pattern:
-    """What a Split-family pre-tokenizer cuts with: a non-empty literal (searched with
-    ``str.find``, like upstream's escaped regex), or a compiled ``regex`` pattern iterated
-    as the ``onig`` crate's ``find_iter`` iterates (empty matches included)."""
-
-    literal: str | None
-    compiled: Any = None
-
-    def __post_init__(self) -> None:
-        if self.literal == "":  # pragma: no cover - misuse guard: loaders use of_literal
-            raise ValueError("an empty literal matches everywhere: use Pattern.of_literal")
-
-    @classmethod
-    def of_literal(cls, text: str) -> Pattern:
-        """Upstream's escaped literal: the empty one matches the empty string everywhere."""
-        return cls(text) if text else cls.of_regex("")
-
-    def spans(self, text: str) -> Iterator[tuple[int, int]]:
-        if self.literal is None:
-            yield from onig_find_iter(self.compiled, text)
-            return
-        size = len(self.literal)
-        at = text.find(self.literal)
-        while at != -1:
-            yield at, at + size
-            at = text.find(self.literal, at + size)
-
-    @classmethod
-    def of_regex(cls, source: str) -> Pattern:
-        """A pattern in ``regex`` syntax (the reference's own, or a translation)."""
-        return cls(None, regex.compile(source))
-
-
-def find_matches(pattern: Pattern, text: str, invert: bool = False) -> list[Part]:
-    """Upstream's ``Pattern::find_matches`` (``Invert`` flips every flag): contiguous parts
-    covering ``text``; an empty text is one part that does not match."""
-    if not text:
-        return [(0, 0, invert)]
-    parts: list[Part] = []
-    previous = 0
-    for start, end in pattern.spans(text):
-        if previous != start:
-            parts.append((previous, start, invert))
-        parts.append((start, end, not invert))
-        previous = end
-    if previous != len(text):
-        parts.append((previous, len(text), invert))
-    return parts
-
-
-def kept_ranges(parts: list[Part], behavior: Behavior) -> list[tuple[int, int]]:
+def kept_ranges(parts: list[tuple[int, int, bool]], behavior: Behavior) -> list[tuple[int, int]]:
     """The ranges ``NormalizedString::split`` keeps, folding the parts as upstream does."""
     if behavior == "Isolated":
         return [(start, end) for start, end, _ in parts]
@@ -126,7 +69,7 @@ class SplitPreTokenizer:
     def split(self, pieces: list[NormalizedText]) -> list[NormalizedText]:
         out: list[NormalizedText] = []
         for piece in pieces:
-            parts = find_matches(self.pattern, piece.text, self.invert)
+            parts = self.pattern.find_matches(piece.text, self.invert)
             out.extend(piece.slice(start, end)
                        for start, end in kept_ranges(parts, self.behavior) if start < end)
         return out
@@ -187,34 +130,6 @@ def behavior_from_json(node: Node, *, empty_object_as_unit: bool = False) -> Beh
     return name  # type: ignore[no-any-return]
 
 
-def split_pattern_from_json(node: Node) -> Pattern:
-    """``{"String": s}`` (a literal; empty: a pattern matching the empty string everywhere)
-    or ``{"Regex": r}`` (Oniguruma, translated by :mod:`.oniguruma` and bounded by
-    :mod:`.ambiguity`)."""
-    keys = list(node.obj())
-    if len(keys) != 1 or keys[0] not in ("String", "Regex"):
-        node.fail("invalid-value", "expected exactly one of 'String', 'Regex'; got keys "
-                  f"{excerpt_keys(keys)}")
-    kind = keys[0]
-    source_node = node.field(kind)
-    source = source_node.str_()
-    if kind == "String":
-        return Pattern.of_literal(source)
-    if len(source) > MAX_REGEX_CHARS:
-        source_node.fail("regex-backtracking", f"Split regex {excerpt(source)} is longer than "
-                         f"{MAX_REGEX_CHARS} characters: too large to analyse")
-    try:
-        tree = parse(source)
-    except UnsupportedRegexError as exc:
-        source_node.fail("unsupported-component", f"Split regex {excerpt(source)}: {exc}")
-    try:
-        check_backtracking(tree)
-    except BacktrackingRiskError as exc:
-        source_node.fail("regex-backtracking", f"Split regex {excerpt(source)}: {exc}; the "
-                         "regex package could take time growing faster than the text on it")
-    return Pattern.of_regex(emit(tree))
-
-
 #: The Split-family types, each read from its JSON object.
 SPLIT_FAMILY = ("Split", "Digits", "Punctuation", "Whitespace", "WhitespaceSplit")
 
@@ -245,7 +160,7 @@ def split_family_from_json(node: Node) -> SplitPreTokenizer:
 def split_from_json(node: Node) -> SplitPreTokenizer:
     """``{"type": "Split", "pattern": ..., "behavior": ..., "invert": b}``, all required;
     other keys are ignored, as upstream ignores them."""
-    pattern = split_pattern_from_json(node.field("pattern"))
+    pattern = pattern_from_json(node.field("pattern"), "Split")
     behavior = behavior_from_json(node.field("behavior"))
     invert = node.field("invert").bool_()
     return SplitPreTokenizer(pattern, behavior, invert)

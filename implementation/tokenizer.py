@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from .added_vocabulary import AddedVocabulary
@@ -15,7 +14,7 @@ from .arguments import (
     require_optional_str,
     require_str,
 )
-from .encoding import EncodedSequence, EncodedToken, model_tokens
+from .encoding import EncodedSequence, EncodedToken, model_tokens, word_tokens
 from .errors import DecodeError, EncodeError, excerpt
 
 if TYPE_CHECKING:
@@ -26,13 +25,9 @@ if TYPE_CHECKING:
     from .pre_tokenizers import PreTokenizer
 
 
-@dataclass(frozen=True, slots=True)
-class _Piece:
-    """A part of the input on its way through the pipeline: either an added token already
-    matched (``token``), or normalized text still to be tokenized by the model."""
-
-    text: NormalizedText | None
-    token: EncodedToken | None
+#: A part of the input on its way through the pipeline: an added token already matched, or
+#: a word of normalized text still to be tokenized by the model.
+_Piece = EncodedToken | NormalizedText
 
 
 class Tokenizer:
@@ -128,8 +123,8 @@ class Tokenizer:
         """The words the model sees: each normalized word with its original span
         (added tokens left out), like upstream's ``pre_tokenize_str`` after normalization."""
         require_str(text, "pre_tokenize", "text")
-        return [(p.text.text, p.text.original_span(0, len(p.text)))
-                for p in self._pre_tokenized(text) if p.text is not None]
+        return [(p.text, p.original_span(0, len(p)))
+                for p in self._pre_tokenized(text) if isinstance(p, NormalizedText)]
 
     def is_special(self, token: str) -> bool:
         """True for the content of a special added token (what decode skips)."""
@@ -147,22 +142,22 @@ class Tokenizer:
         carries ``metadata["sequence"]``, and a model token its ``metadata["word"]``."""
         out: list[EncodedToken] = []
         word_index = 0
-        for piece in self._pre_tokenized(text):
-            if piece.token is not None:
-                out.append(replace(piece.token, metadata={"sequence": sequence}))
+        for word in self._pre_tokenized(text):
+            if type(word) is EncodedToken:
+                out.append(EncodedToken(word.id, word.token, word.start, word.end, word.track,
+                                        {"sequence": sequence}))
                 continue
-            assert piece.text is not None
-            word = piece.text
+            assert isinstance(word, NormalizedText)
             metadata = {"word": word_index, "sequence": sequence}
             word_index += 1
-            columns = self.model.long_word_columns(word.text)
-            if columns is None:
-                tokens = self.model.tokenize(word.text)
-                columns = ([t.id for t in tokens], [t.value for t in tokens],
-                           [t.start for t in tokens], [t.end for t in tokens])
-            ids, values, starts, ends = columns
+            ids, values, starts, ends = self.model.word_columns(word.text)
+            few = word_tokens(ids, values, starts, ends, alignments=word.alignments,
+                              metadata=metadata)
+            if few is not None:
+                out += few
+                continue
             starts, ends = word.original_spans(starts, ends)
-            out.extend(model_tokens(ids, values, starts, ends, metadata))
+            out += model_tokens(ids, values, starts, ends, metadata)
         return out
 
     def _pre_tokenized(self, text: str) -> list[_Piece]:
@@ -188,13 +183,13 @@ class Tokenizer:
                     pieces.extend(self._words(piece.slice(sub.start, sub.end)))
         return pieces
 
-    def _words(self, piece: NormalizedText) -> list[_Piece]:
+    def _words(self, piece: NormalizedText) -> list[NormalizedText]:
         words = [piece] if self.pre_tokenizer is None else self.pre_tokenizer.split([piece])
-        return [_Piece(word, None) for word in words if word.text]
+        return [word for word in words if word.text]
 
     @staticmethod
     def _added_piece(token_id: int, value: str, span: tuple[int, int]) -> _Piece:
-        return _Piece(None, EncodedToken(token_id, value, span[0], span[1], "added"))
+        return EncodedToken(token_id, value, span[0], span[1], "added")
 
 
 def _check_unicode(text: str, where: str) -> None:

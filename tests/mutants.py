@@ -9,7 +9,7 @@ specification oracle) or a stale pinned witness. The unpatched reference passes 
 runs, so a mutant's failure is the mutant's.
 
 ``python tests/mutants.py`` (``nox -s mutants``) runs them all and prints the score;
-``tests/test_harness_selftest.py`` runs a sample in CI.
+``tests/exhaustive/test_harness_selftest.py`` runs a sample in CI.
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ from typing import Any
 import pytest
 
 from harness.job import JobResult, run
+from harness.judge.upstream_decoders import metaspace_decode_upstream
 from harness.strategies import cases
 from implementation import (
     added_vocabulary,
@@ -33,6 +34,7 @@ from implementation import (
     decoders,
     encoding,
     loader,
+    metaspace,
     normalizers,
     patterns,
     post_processors,
@@ -254,14 +256,14 @@ def unk_outside_vocabulary_accepted(mp: pytest.MonkeyPatch) -> None:
     """The strict load no longer checks that unk_token is in the vocabulary."""
     original = bpe.BpeModel.from_json.__func__  # type: ignore[attr-defined]
 
-    def from_json(cls: Any, node: Any, *, strict: bool = True) -> Any:
+    def from_json(cls: Any, /, node: Any, *, strict: bool = True, **options: Any) -> Any:
         unk = node.value.get("unk_token") if isinstance(node.value, dict) else None
         vocab = node.value.get("vocab") if isinstance(node.value, dict) else None
         if strict and isinstance(unk, str) and isinstance(vocab, dict) and unk not in vocab:
-            model = original(cls, node, strict=False)
+            model = original(cls, node, strict=False, **options)
             model._strict = True
             return model
-        return original(cls, node, strict=strict)
+        return original(cls, node, strict=strict, **options)
 
     mp.setattr(bpe.BpeModel, "from_json", classmethod(from_json))
 
@@ -286,8 +288,7 @@ def python_replace(run_bytes: bytes) -> list[str]:
 def metaspace_applied(mp: pytest.MonkeyPatch) -> None:
     """The Metaspace decoder applied as upstream applies it (decision 0002 keeps it)."""
     def chain(self: Any, tokens: list[str]) -> list[str]:
-        return decoders.metaspace_decode_upstream(tokens, self.replacement,
-                                                  self.prepend_scheme)
+        return metaspace_decode_upstream(tokens, self.replacement, self.prepend_scheme)
 
     mp.setattr(decoders.Metaspace, "decode_chain", chain)
 
@@ -395,7 +396,7 @@ def deletion_skipped(self: Any, piece: Any) -> None:
 
 def first_scheme_as_always(mp: pytest.MonkeyPatch) -> None:
     """Metaspace's ``prepend_scheme: first`` prepends to every piece, like ``always``."""
-    original = pre_tokenizers.metaspace_from_json
+    original = metaspace.metaspace_from_json
 
     def parse(node: Any) -> Any:
         step = original(node)
@@ -406,7 +407,7 @@ def first_scheme_as_always(mp: pytest.MonkeyPatch) -> None:
 
 def split_ignored(mp: pytest.MonkeyPatch) -> None:
     """Metaspace's ``split: true`` never splits."""
-    original = pre_tokenizers.metaspace_from_json
+    original = metaspace.metaspace_from_json
 
     def parse(node: Any) -> Any:
         return replace(original(node), split_on_replacement=False)
@@ -416,10 +417,10 @@ def split_ignored(mp: pytest.MonkeyPatch) -> None:
 
 def string_pattern_overlapping(self: Any, text: str) -> Iterator[tuple[int, int]]:
     """A String pattern's matches resume one character after a match (overlapping)."""
-    if self.regex is not None:
-        yield from patterns.onig_find_iter(self.regex, text)
+    if self.literal is None:
+        yield from patterns.onig_find_iter(self.compiled, text)
         return
-    literal, at = self.source, text.find(self.source)
+    literal, at = self.literal, text.find(self.literal)
     while at != -1:
         yield at, at + len(literal)
         at = text.find(literal, at + 1)
@@ -532,12 +533,12 @@ MUTANTS: tuple[Mutant, ...] = (
     Mutant("Replace normalizer deleting nothing", "normalizers",
            lambda mp: mp.setattr(normalizers.Replace, "normalize", deletion_skipped),
            {"normalizer": ("replace-string", "replace-regex", "sequence")}),
-    Mutant("Metaspace prepend_scheme first read as always", "pre_tokenizers",
+    Mutant("Metaspace prepend_scheme first read as always", "metaspace",
            first_scheme_as_always, {"pre_tokenizer": ("metaspace", "sequence")}),
-    Mutant("Metaspace split ignored", "pre_tokenizers", split_ignored,
+    Mutant("Metaspace split ignored", "metaspace", split_ignored,
            {"pre_tokenizer": ("metaspace", "sequence")}),
     Mutant("String pattern matches overlap", "patterns",
-           lambda mp: mp.setattr(patterns.ReplacePattern, "spans", string_pattern_overlapping),
+           lambda mp: mp.setattr(patterns.Pattern, "spans", string_pattern_overlapping),
            {"normalizer": ("replace-string", "llama", "sequence"), "malformed": "none"}, 600),
     Mutant("pair type ids all zero", "post_processors", pair_type_ids_zero,
            {"post_processor": "template", "pairs": 1000}),

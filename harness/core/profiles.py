@@ -18,16 +18,29 @@ class Profile:
     #: Hypothesis texts per real-model fixture (after the committed corpus).
     real_examples: int
     description: str
+    #: Texts of the committed corpus per real-model fixture, spread over it (None: all).
+    real_corpus: int | None = None
+    #: The first this many conformance fixtures (None: every one).
+    real_fixtures: int | None = None
 
 
 PROFILES: dict[str, Profile] = {
     p.name: p
     for p in (
-        Profile("smoke", 20, 5, 20, 5, "seconds: the command line's own tests"),
-        Profile("dev", 300, 150, 400, 500, "a quick look while developing"),
+        Profile("smoke", 20, 5, 20, 5, "seconds: the command line's own tests",
+                real_corpus=60, real_fixtures=2),
+        Profile("dev", 300, 150, 400, 500, "a quick look while developing",
+                real_corpus=300),
         Profile("ci", 3000, 300, 800, 20000,
                 "the default: what `nox -s conformance` runs in CI"),
         Profile("nightly", 30000, 1000, 4000, 100000, "the long nightly exploration"),
     )
 }
 DEFAULT_PROFILE = "ci"
+
+
+def profiles_help() -> str:
+    """What each profile costs, for ``--help``."""
+    return "profiles (--profile):\n" + "\n".join(
+        f"  {p.name:8} {p.examples} generated cases, {p.real_examples} texts per real model; "
+        f"{p.description}" for p in PROFILES.values())

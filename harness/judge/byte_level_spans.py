@@ -35,9 +35,8 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from implementation.byte_level import SYMBOL_BYTES
-
 from ..core.outcome import Encoded
+from .upstream_decoders import SYMBOL_BYTES
 
 Span = tuple[int, int]
 #: One character of a (normalized) text and the original span it is aligned to.

@@ -1,4 +1,5 @@
-"""Classification: every divergence is intended (by named classes) or a failure.
+"""The one verdict function (``judge``): every divergence is intended (by named classes)
+or a failure, and, where asked, every finding of the specification oracle a failure.
 
 For the ``spans`` tier a divergence may need several classes at once (template specials
 and decorated byte pieces in one sequence): it is intended only when the union of the
@@ -7,7 +8,8 @@ positions the classes explain covers every differing position.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Sequence
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -17,6 +19,12 @@ from ..core.outcome import Encoded
 from .compare import Divergence, judge_tiers
 from .predicates import ALL, Context, Predicate, differing_positions
 from .registry import load_registry
+from .replay import Replayer
+from .specification import check_case
+
+#: A timing hook: a context around each stage of the judgement ("compare", "classify",
+#: "specification").
+Stage = Callable[[str], AbstractContextManager[None]]
 
 
 class Explainer(Protocol):
@@ -50,6 +58,8 @@ class Judgement:
     verdicts: list[Verdict]
     #: (operation, tier) of every tier skipped because a subject does not expose it.
     skipped: list[tuple[str, str]]
+    #: How many executions the judge had the replayer make (set by the run engine).
+    replays: int = 0
 
     def diverged(self) -> dict[int, Verdict]:
         """Verdict by ``id()`` of its observation: the first (lowest tier) of each."""
@@ -61,23 +71,37 @@ class Judgement:
 
 def judge(case: Case, observations: Sequence[Observation],
           capabilities: Collection[str] | None = None,
-          classes: Sequence[Explainer] | None = None) -> Judgement:
+          classes: Sequence[Explainer] | None = None, *, replay: Replayer,
+          specification: bool = False, stage: Stage | None = None) -> Judgement:
     """Compare every observation and classify every divergence (by ``classes``: the
-    registry of our intended divergences unless given)."""
+    registry of our intended divergences unless given); with ``specification``, every
+    finding of the specification oracle on the reference's outcomes is a failure verdict
+    too. Whatever must run again runs through ``replay``."""
+    timed = stage if stage is not None else _untimed
     divergences: list[Divergence] = []
     skipped: list[tuple[str, str]] = []
-    for obs in observations:
-        comparison = judge_tiers(obs, capabilities)
-        skipped.extend((obs.operation, tier) for tier in comparison.skipped)
-        divergences.extend(comparison.divergences)
-    verdicts = classify(case, divergences, classes) if divergences else []
+    with timed("compare"):
+        for obs in observations:
+            comparison = judge_tiers(obs, capabilities)
+            skipped.extend((obs.operation, tier) for tier in comparison.skipped)
+            divergences.extend(comparison.divergences)
+    with timed("classify"):
+        verdicts = classify(case, divergences, classes, replay=replay) if divergences else []
+    if specification:
+        with timed("specification"):
+            verdicts.extend(Verdict(d, ()) for d in check_case(case, observations, replay))
     return Judgement(verdicts, skipped)
 
 
+def _untimed(_: str) -> AbstractContextManager[None]:
+    return nullcontext()
+
+
 def classify(case: Case, divergences: list[Divergence],
-             registry: Sequence[Explainer] | None = None) -> list[Verdict]:
+             registry: Sequence[Explainer] | None = None, *, replay: Replayer
+             ) -> list[Verdict]:
     classes = registry if registry is not None else load_registry()
-    ctx = Context(case)
+    ctx = Context(case, replay)
     return [_classify_one(ctx, div, classes) for div in divergences]
 
 

@@ -1,31 +1,19 @@
-"""Expectations of third-party subjects: ``harness/expectations/<subject>.yaml`` lists each
-known divergence of that subject from ``tokenizers``, in the spirit of web-platform-tests
-expectation files and Wycheproof flags.
+"""Expectations of third-party subjects: each known divergence of a subject from
+``tokenizers`` (an ``expectations.yaml`` in the subject's folder, or any file named by
+``--expectations``), in the spirit of web-platform-tests expectation files and Wycheproof
+flags. The format, with a worked example: ``docs/subject-protocol.md``.
 
-Each entry has an id, a one-line ``title``, the ``side`` that is right where that is
-clear (``subject-bug``: the subject is wrong; ``upstream-bug``: tokenizers is wrong and
-the subject right; ``different``: neither is a bug, they just differ), a ``link`` where
-one exists, the tiers it may ``explain``, and a ``recogniser``: the name of a predicate
-in ``harness/judge/recognisers.py`` (which must recognise the mechanism positively, as
-the predicates of our own registry do) or a ``signature`` (operation, tier, both outcome kinds and a
-regular expression on the subject's message). ``inherit: reference`` makes our own
-registry's classes apply too (a subject wrapping our reference).
-
-A run against a subject is green when every divergence is known; a known entry whose
-pinned witness no longer shows it is stale; anything else is a failure.
-
-An optional ``generator`` mapping narrows the generated cases of a run against the subject
-to what its entries have been triaged over (``{dimension: [option, ...]}``, the keywords of
-``harness.strategies.cases``); the run says so in one line. Real-model fixtures and pinned
-witnesses are not narrowed.
+An entry is recognised by a named predicate the caller hands to ``parse`` (the subject's
+own recognisers, a plugin the run wires in: this package imports none, decision 0034) or
+by a ``signature``. A run against a subject is green when every divergence is known; a
+known entry whose pinned witness no longer shows it is stale; anything else is a failure.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
-from functools import cache
-from importlib import resources
 from typing import Any, Final, Literal
 
 import yaml
@@ -34,11 +22,7 @@ from ..core.outcome import outcome_kind
 from .classify import Explainer
 from .compare import TIERS, Divergence
 from .predicates import ALL, NONE, Context, Predicate
-from .recognisers import RECOGNISERS
 from .registry import load_registry
-
-#: The package holding the expectation files (data only).
-FILES_PACKAGE: Final = "harness.expectations"
 
 Side = Literal["subject-bug", "upstream-bug", "different"]
 SIDES: Final[tuple[Side, ...]] = ("subject-bug", "upstream-bug", "different")
@@ -110,40 +94,20 @@ class Expectations:
         return next((e for e in self.entries if e.id == entry_id), None)
 
 
-def path_of(subject: str) -> str:
-    return f"harness/expectations/{subject}.yaml"
-
-
-def available() -> tuple[str, ...]:
-    """The subjects that have an expectations file."""
-    folder = resources.files(FILES_PACKAGE)
-    return tuple(sorted(p.name.removesuffix(".yaml") for p in folder.iterdir()
-                        if p.name.endswith(".yaml")))
-
-
 def empty(subject: str) -> Expectations:
     """No known divergence: every divergence of the subject is a failure."""
     return Expectations(subject, "(none)", (), inherit_reference=False)
 
 
-@cache
-def load(subject: str) -> Expectations:
-    """``harness/expectations/<subject>.yaml``, checked."""
-    if subject not in available():
-        return empty(subject)
-    text = resources.files(FILES_PACKAGE).joinpath(f"{subject}.yaml").read_text("utf-8")
-    return parse(text, where=path_of(subject))
-
-
-def parse_file(path: str) -> Expectations:
-    """An expectations file named by its repository path (``harness/expectations/x.yaml``),
-    or the empty expectations that ``empty`` names ``(none)``."""
-    name = path.removeprefix("harness/expectations/").removesuffix(".yaml")
-    return load(name) if path != "(none)" else empty("(none)")
-
-
-def parse(text: str, *, where: str) -> Expectations:
-    data = yaml.safe_load(text)
+def parse(text: str, *, where: str,
+          recognisers: Mapping[str, Predicate] | None = None) -> Expectations:
+    """An expectations file (its text; ``where`` names it in every error), its named
+    recognisers resolved in ``recognisers`` (the subject's own)."""
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        raise ExpectationsError(f"{where}: not YAML: {' '.join(str(exc).split())}"
+                                ) from None
     if not isinstance(data, dict) or not isinstance(data.get("subject"), str):
         raise ExpectationsError(f"{where}: a mapping with 'subject' and 'expectations'")
     inherit = data.get("inherit", [])
@@ -152,7 +116,7 @@ def parse(text: str, *, where: str) -> Expectations:
     entries: list[Expectation] = []
     seen: set[str] = set()
     for number, raw in enumerate(data.get("expectations") or []):
-        entry = _entry(raw, f"{where}: expectations[{number}]")
+        entry = _entry(raw, f"{where}: expectations[{number}]", recognisers or {})
         if entry.id in seen:
             raise ExpectationsError(f"{where}: entry id {entry.id!r} appears twice")
         seen.add(entry.id)
@@ -173,7 +137,7 @@ def _generator(raw: Any, where: str) -> tuple[tuple[str, tuple[str, ...]], ...]:
     return tuple((key, tuple(options)) for key, options in sorted(raw.items()))
 
 
-def _entry(raw: Any, where: str) -> Expectation:
+def _entry(raw: Any, where: str, recognisers: Mapping[str, Predicate]) -> Expectation:
     if not isinstance(raw, dict):
         raise ExpectationsError(f"{where}: an entry is a mapping")
     for key in ("id", "title", "side", "explains", "recogniser"):
@@ -188,10 +152,11 @@ def _entry(raw: Any, where: str) -> Expectation:
     recogniser = raw["recogniser"]
     predicate: Predicate
     if isinstance(recogniser, str):
-        if recogniser not in RECOGNISERS:
-            raise ExpectationsError(f"{where}: unknown recogniser {recogniser!r} (define it "
-                                    "in harness/judge/recognisers.py)")
-        predicate, name = RECOGNISERS[recogniser], recogniser
+        if recogniser not in recognisers:
+            raise ExpectationsError(f"{where}: unknown recogniser {recogniser!r} (the "
+                                    "subject's recognisers module defines none of that "
+                                    "name; or use {signature: {...}})")
+        predicate, name = recognisers[recogniser], recogniser
     elif isinstance(recogniser, dict) and isinstance(recogniser.get("signature"), dict):
         fields = recogniser["signature"]
         try:

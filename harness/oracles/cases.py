@@ -116,7 +116,7 @@ FLAGS: dict[str, str] = {**RULE_FLAGS, **CLASS_FLAGS}
 class TokenizerSpec:
     """One tokenizer.json of an oracle file: inline, a fixture file (path from the
     repository root), or a built fixture (a name of ``harness.fixtures.real_models``: built at run
-    time into .build/fixtures/, never committed). ``flags`` go on its ``<name>-load``
+    time into the cache folder, never committed). ``flags`` go on its ``<name>-load``
     row."""
 
     name: str

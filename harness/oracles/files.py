@@ -16,7 +16,7 @@ divergence class, adopted from a conformance report). Format (JSON Schema in
      "cases": [row, ...]}
 
 A ``built_fixture`` is a real-model tokenizer.json that ``harness.fixtures.real_models`` builds at
-run time into .build/fixtures/ (never committed: it is megabytes); the file pins its name
+run time into the cache folder (never committed: it is megabytes); the file pins its name
 and sha256. Generation builds it; the replay only reads the cached build (it has no
 ``tokenizers`` to build with) and reports its rows ``unavailable`` when it is not there.
 
@@ -83,6 +83,7 @@ from ..judge.classify import classify
 from ..judge.compare import compare
 from ..judge.registry import load_registry
 from ..report.files import ReportError, read_report
+from ..runs.replay import CaseReplayer
 from ..subjects.reference import LENIENT, STRICT, ReferenceSubject
 from . import cases as oracle_cases
 from .cases import OracleSpec, RowSpec, TokenizerSpec
@@ -140,10 +141,10 @@ def built_fixture_text(name: str, *, build: bool = False) -> str:
         if spec is None:
             raise real_models.FixtureError(f"unknown built fixture {name!r}; known: "
                                            f"{', '.join(real_models.FIXTURES)}")
-        path = real_models._output_path(real_models.DEFAULT_CACHE_DIR, spec)
+        path = real_models._output_path(real_models.fixtures_dir(), spec)
         if not path.is_file():
             raise real_models.FixtureError(
-                f"built fixture {name} is not in {real_models.DEFAULT_CACHE_DIR} "
+                f"built fixture {name} is not in {real_models.fixtures_dir()} "
                 f"(python -m harness.fixtures.real_models {name} builds it)")
         real_models.verify_sha256(path, spec.output_sha256, what=f"built fixture {name}")
     return path.read_text(encoding="utf-8")
@@ -671,7 +672,7 @@ class _Judge:
             divergence = compare(obs)
             if divergence is None:
                 continue
-            verdict = classify(case, [divergence])[0]
+            verdict = classify(case, [divergence], replay=CaseReplayer())[0]
             where = f"{label} ({obs.track} track)"
             if verdict.is_failure:
                 self.problems.append(Problem(

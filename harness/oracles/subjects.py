@@ -1,6 +1,7 @@
-"""Pinned witnesses of third-party subjects (``oracles/subjects/<subject>.json``): for each
-entry of a subject's expectations file, the shrunk witness adopted from a conformance
-report of that subject (``python -m harness oracles --adopt-witnesses REPORT``). Every
+"""Pinned witnesses of third-party subjects (``witnesses.json`` beside the subject's
+expectations file, decision 0034): for each entry of a subject's expectations file, the
+shrunk witness adopted from a conformance report of that subject
+(``python -m harness oracles --adopt-witnesses REPORT``). Every
 run against the subject re-checks them (``runs.third_party.check_subject_witnesses``): an
 entry whose witness no longer shows it is stale (the subject or upstream changed)."""
 
@@ -14,7 +15,9 @@ from ..core.case import Case
 from ..judge.classify import judge
 from ..report.files import ReportError, read_report
 from ..runs.engine import Engine
-from ..runs.third_party import PINNED_FOLDER, engine_for
+from ..runs.replay import CaseReplayer
+from ..runs.third_party import engine_for, run_of, witnesses_beside
+from ..subjects import registry
 
 Json = dict[str, Any]
 
@@ -32,7 +35,7 @@ def _shows(engine: Engine, case: Case, entry_id: str) -> bool:
             and not any(v.is_failure for v in judgement.verdicts)):
         return False
     fewer = [c for c in engine.classes or () if c.id != entry_id]
-    without = judge(case, observations, engine.capabilities, fewer)
+    without = judge(case, observations, engine.capabilities, fewer, replay=CaseReplayer())
     return any(v.is_failure for v in without.verdicts)
 
 
@@ -100,8 +103,17 @@ def _drop_items(case: Case, field: str, keeps: Any) -> Case:
     return case
 
 
-def subject_witnesses_path(root: Path, name: str) -> Path:
-    return root / "oracles" / PINNED_FOLDER / f"{name}.json"
+def subject_witnesses_path(root: Path, expectations: str) -> Path:
+    """Where the witnesses of a subject judged by ``expectations`` are pinned: its folder
+    in the checkout ``root`` for a registered subject's own file, else beside the file."""
+    beside = witnesses_beside(expectations)
+    if beside is None:
+        raise ValueError("the report's subject has no expectations file: there is no entry "
+                         "to pin a witness for")
+    for entry in registry.registered().values():
+        if entry.display(registry.EXPECTATIONS) == expectations:
+            return registry.folder_in(root, entry) / registry.WITNESSES
+    return Path(beside)
 
 
 def adopt_subject_witnesses(report_path: Path, root: Path, display_path: str
@@ -116,8 +128,9 @@ def adopt_subject_witnesses(report_path: Path, root: Path, display_path: str
         raise ValueError(str(exc)) from None
     if report.subject is None:
         raise ValueError(f"{display_path} is a report of our reference, not of a subject")
-    wired = engine_for(report.subject.spec)
-    target = subject_witnesses_path(root, report.subject.name)
+    wired = engine_for(run_of(report.subject.spec, report.subject.name,
+                              report.subject.expectations))
+    target = subject_witnesses_path(root, report.subject.expectations)
     current = json.loads(target.read_text(encoding="utf-8")) if target.is_file() else {}
     rows = {row["class"]: row for row in current.get("cases", [])}
     known = {entry.id for entry in wired.expectations.entries}
@@ -142,8 +155,9 @@ def adopt_subject_witnesses(report_path: Path, root: Path, display_path: str
         notes.append(f"adopted {entry.id}")
     rows = {key: row for key, row in rows.items() if key in known}
     data = {"subject": report.subject.name, "version": report.subject.version,
-            "description": "One shrunk witness per entry of harness/expectations/"
-                           f"{report.subject.name}.yaml, re-checked by every run against "
-                           "the subject (an entry no longer shown is stale).",
+            "description": "One shrunk witness per entry of "
+                           f"{Path(report.subject.expectations).name} beside this file, "
+                           "re-checked by every run against the subject (an entry no "
+                           "longer shown is stale).",
             "cases": [rows[key] for key in sorted(rows)]}
     return target, data, notes

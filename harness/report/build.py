@@ -9,13 +9,13 @@ from ..core.profiles import Profile
 from ..core.resources import repository_path
 from ..fixtures.morph_track import UPSTREAM_DOCUMENT
 from ..judge.coverage import RULES
-from ..judge.expectations import parse_file
 from ..judge.registry import load_registry
 from ..runs import reach as reaches
 from ..runs import tally as tallies
 from ..runs.morph_track import MorphTrackRun
 from ..runs.pinned import Stale
 from ..runs.real_models import FixtureRun
+from ..runs.third_party import expectations_at
 from . import model
 
 
@@ -48,6 +48,16 @@ class JobResultLike(Protocol):
     def replayed(self) -> int: ...
     @property
     def morph_track(self) -> MorphTrackRun | None: ...
+    @property
+    def search_seconds(self) -> float: ...
+    @property
+    def pinned_seconds(self) -> float: ...
+    @property
+    def morph_seconds(self) -> float: ...
+    @property
+    def searched(self) -> tuple[str, ...]: ...
+    @property
+    def shard(self) -> tuple[int, int] | None: ...
     @property
     def failed(self) -> bool: ...
     @property
@@ -168,7 +178,7 @@ def _class_entries(result: JobResultLike, report_path: str) -> list[model.ClassE
         described = [(c.id, c.kind, c.title, c.decision, list(c.upstream), c.why)
                      for c in load_registry()]
     else:
-        expected = parse_file(result.subject.expectations)
+        expected = expectations_at(result.subject.expectations)
         described = [(e.id, e.side, e.title, f"{result.subject.expectations}#{e.id}",
                       [e.link] if e.link else [], e.why) for e in expected.entries]
         if expected.inherit_reference:
@@ -193,6 +203,8 @@ def build_report(result: JobResultLike, report_path: str = DEFAULT_REPORT,
     explore = max(result.explore_seconds, 1e-9)
     real_failures = sum(f.tally.failure_count + len(f.tally.errors)
                         for f in result.real_models)
+    not_run = [model.NotRun(f.name, f.not_run) for f in result.real_models
+               if f.not_run is not None]
     summary = model.Summary(
         examples=tally.examples, comparisons=tally.comparisons, replayed=result.replayed,
         failures=tally.failure_count, failure_signatures=len(tally.failures),
@@ -201,32 +213,38 @@ def build_report(result: JobResultLike, report_path: str = DEFAULT_REPORT,
         by_class={cls.id: tally.by_class.get(cls.id, 0) for cls in registry},
         classes_not_observed=[c.id for c in registry if c.id not in tally.by_class],
         upstream_load_outcomes=dict(sorted(tally.upstream_outcomes.items())),
-        skipped_tiers=dict(sorted(tally.skipped.items())),
+        skipped_tiers=dict(sorted(tally.skipped.items())), judge_replays=tally.replays,
         stale_pinned_witnesses=[model.Stale(s.id, s.class_id, list(s.now))
                                 for s in result.stale],
         duration_seconds=_round(result.duration),
         explore_seconds=_round(result.explore_seconds),
-        shrink_and_pinned_seconds=_round(result.duration - result.explore_seconds),
         cases_per_second=_round(tally.examples / explore),
         comparisons_per_second=_round(tally.comparisons / explore),
-        declared_probes=tally.declared)
+        declared_probes=tally.declared,
+        witness_search_seconds=_round(result.search_seconds),
+        pinned_seconds=_round(result.pinned_seconds),
+        real_models_seconds=_round(result.real_seconds),
+        morph_track_seconds=_round(result.morph_seconds),
+        witness_searches=list(result.searched))
     return model.Report(
         report_version=model.REPORT_VERSION,
-        verdict="fail" if result.failed else "pass",
+        verdict=("fail" if result.failed else "incomplete" if not_run else "pass"),
         summary=summary,
         header=model.Header(command=result.command, profile=result.profile.name,
-                            seed=result.seed, workers=result.workers,
+                            seed=result.seed,
                             subject=("reference (implementation/, strict; lenient track "
                                      "where strict refuses)" if result.subject is None else
                                      f"{result.subject.name} ({result.subject.version})"),
-                            environment=dict(result.environment)),
+                            environment=dict(result.environment),
+                            shard=(f"{result.shard[0]}/{result.shard[1]}"
+                                   if result.shard is not None else None)),
         failures=failures(tally, report_path=report_path),
         harness_errors=list(tally.errors),
         classes=classes,
         real_models=model.RealModels(
             failures=real_failures,
-            fixtures=[fixture_section(f) for f in result.real_models],
-            seconds=_round(result.real_seconds)),
+            fixtures=[fixture_section(f) for f in result.real_models if f.not_run is None],
+            seconds=_round(result.real_seconds), not_run=not_run),
         unified_morph_track=(morph_section(result.morph_track)
                              if result.morph_track is not None else None),
         coverage=model.Coverage(

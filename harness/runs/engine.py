@@ -10,17 +10,21 @@ size a witness; the engine does the rest the same way for every kind of run:
 - ``run_items``: the same for a fixed list of cases (a corpus, replayed failures).
 - ``search``: a targeted Hypothesis search raising on one class or failure signature, so
   Hypothesis shrinks the whole case; bounded by a count of evaluations, never by time, so
-  a seed gives the same witness on any machine. A bug of the harness met meanwhile (an
-  exception from a predicate or a subject wrapper) is reported, never swallowed.
+  a seed gives the same witness on any machine. It runs only for failures and for classes
+  without a pinned witness that still shows them (``shrink_targets``). A bug of the
+  harness met meanwhile (an exception from a predicate or a subject wrapper) is reported,
+  never swallowed.
 """
 
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import traceback
-from collections.abc import Callable, Collection, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 import hypothesis
 from hypothesis import HealthCheck, Phase, given, seed, settings
@@ -32,9 +36,17 @@ from ..core.observation import Observation
 from ..core.profiles import Profile
 from ..judge.classify import Explainer, Judgement, Verdict, judge
 from ..subjects.protocol import ALL_CAPABILITIES
-from .tally import Tally, Witness, case_size, failure_signature
+from .replay import CaseReplayer
+from .tally import Tally, Witness, case_size, failure_signature, no_larger
 
 Observer = Callable[[Case], list[Observation]]
+
+
+class Timing(Protocol):
+    """A timing hook (the bench's clock): ``stage(name)`` is a context around each stage
+    the engine runs: observe, compare, classify, specification, replay, record."""
+
+    def stage(self, name: str) -> AbstractContextManager[None]: ...
 
 
 #: One witness search: ("class", class id) or ("failure", failure signature).
@@ -56,10 +68,18 @@ class Engine:
     fixture: str | None = None
     #: What explains divergences: our registry (None) or a subject's expectations.
     classes: Sequence[Explainer] | None = None
+    #: Whether the specification oracle's findings are verdicts too (generated runs).
+    specification: bool = False
+    timing: Timing | None = None
 
     def evaluate(self, case: Case) -> tuple[list[Observation], Judgement]:
-        observations = self.observe(case)
-        return observations, judge(case, observations, self.capabilities, self.classes)
+        stage = self.timing.stage if self.timing is not None else None
+        with stage("observe") if stage is not None else contextlib.nullcontext():
+            observations = self.observe(case)
+        replay = CaseReplayer(stage)
+        judgement = judge(case, observations, self.capabilities, self.classes,
+                          replay=replay, specification=self.specification, stage=stage)
+        return observations, dataclasses.replace(judgement, replays=replay.executions)
 
     def record(self, tally: Tally, case: Case) -> Judgement:
         """Evaluate one case into ``tally``. A bug of the harness (an exception out of a
@@ -70,8 +90,10 @@ class Engine:
         except Exception as exc:
             tally.errors.append(describe_error(exc))
             return Judgement([], [])
-        tally.record(case, observations, judgement, size=self.size(case),
-                     fixture=self.fixture, rules=self.rules, features=self.features)
+        with (self.timing.stage("record") if self.timing is not None
+              else contextlib.nullcontext()):
+            tally.record(case, observations, judgement, size=self.size(case),
+                         fixture=self.fixture, rules=self.rules, features=self.features)
         return judgement
 
     def run_items(self, items: Iterable[Case], tally: Tally,
@@ -163,9 +185,21 @@ def _has_signature(sig: str) -> Callable[[Verdict], bool]:
     return lambda v: v.is_failure and failure_signature(v.divergence) == sig
 
 
-def shrink_targets(tally: Tally) -> list[Target]:
-    return ([("class", cls) for cls in sorted(tally.class_witness)]
+def shrink_targets(tally: Tally, pinned: Mapping[str, Witness] | None = None) -> list[Target]:
+    """What needs a witness search: every failure signature, and every class the run met
+    that has no pinned witness still showing it (none pinned, or only stale ones)."""
+    pinned = pinned or {}
+    return ([("class", cls) for cls in sorted(tally.class_witness) if cls not in pinned]
             + [("failure", sig) for sig in sorted(tally.failure_witness)])
+
+
+def adopt_pinned(tally: Tally, pinned: Mapping[str, Witness]) -> None:
+    """A class the run met reports its pinned witness (minimal already) unless the run
+    met a smaller one."""
+    for cls, witness in pinned.items():
+        held = tally.class_witness.get(cls)
+        if held is not None and no_larger(witness, held):
+            tally.class_witness[cls] = witness
 
 
 def adopt_witnesses(tally: Tally, targets: Sequence[Target],
@@ -173,5 +207,5 @@ def adopt_witnesses(tally: Tally, targets: Sequence[Target],
     """Keep each searched witness that is no larger than the explored one."""
     for (kind, key), hit in zip(targets, found, strict=True):
         store = tally.class_witness if kind == "class" else tally.failure_witness
-        if hit is not None and hit.size <= store[key].size:
+        if hit is not None and no_larger(hit, store[key]):
             store[key] = hit

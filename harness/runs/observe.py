@@ -40,6 +40,13 @@ class Side(Generic[H]):
         return self.subject.decode(self.handle, ids, skip_special_tokens=skip_special_tokens)
 
 
+def needs_lenient(strict_load: object, upstream_load: object) -> bool:
+    """The strict->lenient rule, declared once: the lenient track runs exactly where the
+    strict reference refuses (or fails on) a file upstream loads, so that what the strict
+    rule hides is still compared. Takes what each load gave (a handle or its failure)."""
+    return failed(strict_load) and not failed(upstream_load)
+
+
 def load_outcome(handle: object) -> Outcome:
     """What a load gave, as an Outcome (a handle becomes ``Loaded``)."""
     return handle if isinstance(handle, Refused | Crashed) else Loaded()
@@ -88,7 +95,8 @@ def observe_case(case: Case, theirs: Subject[Any],
                  tracks: tuple[ReferenceSubject, ...] = (STRICT, LENIENT)
                  ) -> list[Observation]:
     """A generated case end to end: load on both sides, then every input, on the strict
-    track, and on the lenient track only where a strict refusal hid something."""
+    track, and on the lenient track only where ``needs_lenient``. ``theirs`` is any
+    subject standing for upstream (upstream itself, or one answering from recorded rows)."""
     document = case.document_json()
     their_handle = theirs.load(document)
     observations: list[Observation] = []
@@ -101,16 +109,16 @@ def observe_case(case: Case, theirs: Subject[Any],
         if both_loaded:
             observations.extend(observe_inputs(case, track, Side(ours, our_handle),
                                                Side(theirs, their_handle)))
-        if ours.strict and (both_loaded or failed(their_handle)):
-            break  # the lenient track only runs where a strict refusal hid something
+        if ours.strict and not needs_lenient(our_handle, their_handle):
+            break
     return observations
 
 
 def observe_subject_case(case: Case, ours: Subject[Any], theirs: Subject[Any]
                          ) -> list[Observation]:
-    """A generated case through a third-party subject and upstream: load on both sides,
-    then every input (pairs only if the subject has the ``pairs`` capability). One track:
-    the strict/lenient split is our reference's own."""
+    """A case through any two subjects (a third-party subject, or a recorded one, and
+    upstream): load on both sides, then every input (pairs only if ``ours`` has the
+    ``pairs`` capability). One track: the strict/lenient split is our reference's own."""
     document = case.document_json()
     their_handle = theirs.load(document)
     our_handle = ours.load(document)

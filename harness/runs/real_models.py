@@ -6,8 +6,11 @@ and then Hypothesis texts, through the same engine and registry as the generated
 As in the generated run (``runs.observe``), where our strict reference refuses a file
 upstream loads, the refusal is judged like any divergence (a class must explain it) and
 the texts then run through the lenient reference, so what the strict rule hides is still
-compared. A fixture whose source cannot be fetched here (no ``npm``) is skipped with one
-line on standard error.
+compared. A fixture whose source cannot be had here (no network, no ``npm``, nothing in
+the cache) is not run: one line on standard error says what is missing and how to get it,
+the run goes on, and its ``FixtureRun`` carries ``not_run`` (the report's verdict is then
+``incomplete``). A fixture whose files do not match their pins is not run either, and
+counts as a harness error (decision 0033).
 
 CLI (this part alone): ``python -m harness.runs.real_models [--examples N] [--seed S]
 [--all | NAME ...]``.
@@ -45,7 +48,8 @@ from ..subjects.protocol import ALL_CAPABILITIES, Subject, failed
 from ..subjects.reference import LENIENT, STRICT, ReferenceSubject
 from ..subjects.upstream import UPSTREAM
 from .engine import Engine
-from .observe import Side, load_outcome, observe_inputs
+from .observe import Side, load_outcome, needs_lenient, observe_inputs
+from .replay import CaseReplayer
 from .tally import Tally, Witness
 from .third_party import engine_for
 
@@ -69,6 +73,8 @@ class FixtureRun:
     generated_texts: int = 0
     load_seconds: dict[str, float] = field(default_factory=dict)
     corpus_encode_seconds: dict[str, float] = field(default_factory=dict)
+    #: Why the fixture was not run (its source could not be had here), or None.
+    not_run: str | None = None
 
 
 def text_size(case: Case) -> int:
@@ -93,8 +99,8 @@ class LoadedFixture:
         self.loads = [Observation("strict", "load", None, (), load_outcome(self.ours),
                                   load_outcome(self.theirs))]
         self.lenient_seconds: float | None = None
-        if (isinstance(subject, ReferenceSubject) and subject.strict and failed(self.ours)
-                and not failed(self.theirs)):
+        if (isinstance(subject, ReferenceSubject) and subject.strict
+                and needs_lenient(self.ours, self.theirs)):
             started = time.perf_counter()
             self.ours = LENIENT.load(text)
             self.lenient_seconds = time.perf_counter() - started
@@ -142,8 +148,11 @@ def run_fixture(name: str, *, corpus: list[str], examples: int, seed_value: int,
     if loaded.lenient_seconds is not None:
         result.load_seconds["reference-lenient"] = round(loaded.lenient_seconds, 3)
     load_case = Case(loaded.document)
-    result.tally.record(load_case, loaded.loads, judge(load_case, loaded.loads, capabilities,
-                                                       classes), size=0, fixture=name)
+    replay = CaseReplayer()
+    loads_judged = judge(load_case, loaded.loads, capabilities, classes, replay=replay)
+    result.tally.record(load_case, loaded.loads,
+                        dataclasses.replace(loads_judged, replays=replay.executions),
+                        size=0, fixture=name)
     if failed(loaded.ours) or failed(loaded.theirs):
         return result
     engine = Engine(observe=loaded.observe, size=text_size, fixture=name,
@@ -160,23 +169,35 @@ def run_fixture(name: str, *, corpus: list[str], examples: int, seed_value: int,
 
 
 def skip_line(name: str, reason: FixtureError) -> str:
-    return f"real model {name}: skipped: {reason}"
+    return f"real model {name}: not run: {reason}"
 
 
-def available(fixtures: Sequence[str], stream: TextIO | None = None) -> tuple[str, ...]:
-    """The fixtures that can be built here (each built, or found cached, now); one line on
-    ``stream`` (standard error) for each that cannot be fetched here. Any other build
-    error is raised."""
+def prepare(fixtures: Sequence[str], stream: TextIO | None = None
+            ) -> tuple[tuple[str, ...], list[FixtureRun]]:
+    """Build (or find cached) every fixture now: the names that are ready, and a
+    ``FixtureRun`` saying ``not_run`` for each of the others, after one line on ``stream``
+    (standard error). A fixture whose files do not match their pins is not run and carries
+    the mismatch as a harness error."""
     out = sys.stderr if stream is None else stream
     ready: list[str] = []
+    missing: list[FixtureRun] = []
     for name in fixtures:
         try:
             build_fixture(name)
-        except FixtureUnavailableError as exc:
+        except FixtureError as exc:
             print(skip_line(name, exc), file=out, flush=True)
+            run = FixtureRun(name, "", not_run=str(exc))
+            if not isinstance(exc, FixtureUnavailableError):
+                run.tally.errors.append(f"real model {name}: {exc}")
+            missing.append(run)
             continue
         ready.append(name)
-    return tuple(ready)
+    return tuple(ready), missing
+
+
+def available(fixtures: Sequence[str], stream: TextIO | None = None) -> tuple[str, ...]:
+    """The fixtures that can be built here (``prepare``, without the ones not run)."""
+    return prepare(fixtures, stream)[0]
 
 
 def _time_corpus(result: FixtureRun, loaded: LoadedFixture, corpus: list[str]) -> None:
@@ -198,11 +219,22 @@ def _time_corpus(result: FixtureRun, loaded: LoadedFixture, corpus: list[str]) -
         result.corpus_encode_seconds[side] = best
 
 
-def run(*, examples: int, seed_value: int, fixtures: tuple[str, ...] = CONFORMANCE_FIXTURES,
-        subject: str | None = None) -> list[FixtureRun]:
+def corpus_texts(count: int | None = None) -> list[str]:
+    """The committed corpus's texts, or ``count`` of them spread evenly over it (its
+    sections stay represented: a profile's smaller real-model phase)."""
     corpus = [entry["text"] for entry in load_corpus()]
-    return [run_fixture(name, corpus=corpus, examples=examples, seed_value=seed_value,
-                        subject=subject) for name in available(fixtures)]
+    if count is None or count >= len(corpus):
+        return corpus
+    return [corpus[i * len(corpus) // count] for i in range(count)]
+
+
+def run(*, examples: int, seed_value: int, fixtures: tuple[str, ...] = CONFORMANCE_FIXTURES,
+        subject: str | None = None, corpus_size: int | None = None) -> list[FixtureRun]:
+    corpus = corpus_texts(corpus_size)
+    ready, not_run = prepare(fixtures)
+    return [*not_run, *(run_fixture(name, corpus=corpus, examples=examples,
+                                    seed_value=seed_value, subject=subject)
+                        for name in ready)]
 
 
 # --- the CLI: this run alone --------------------------------------------------------------
@@ -210,6 +242,8 @@ def run(*, examples: int, seed_value: int, fixtures: tuple[str, ...] = CONFORMAN
 def describe(result: FixtureRun) -> list[str]:
     """A fixture run in a few lines: loads, counts, classes, failures, timings."""
     tally = result.tally
+    if result.not_run is not None:
+        return [f"{result.name}: NOT RUN ({result.not_run})"]
     failures = tally.failure_count + len(tally.errors)
     lines = [f"{result.name} (sha256 {result.sha256[:12]}): {result.corpus_texts} corpus + "
              f"{result.generated_texts} generated texts, {tally.comparisons} comparisons, "
@@ -256,7 +290,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     for result in results:
         print("\n".join(describe(result)))
     failed_any = any(r.tally.failure_count or r.tally.errors for r in results)
-    return 1 if failed_any else 0
+    return 1 if failed_any else 3 if any(r.not_run for r in results) else 0
 
 
 if __name__ == "__main__":

@@ -65,6 +65,8 @@ class Tally:
     skipped: Counter[str] = field(default_factory=Counter)
     #: Bugs of the harness itself met during the run (each makes the run fail).
     errors: list[str] = field(default_factory=list)
+    #: Executions the judge had its replayer make (``harness.runs.replay``).
+    replays: int = 0
 
     @property
     def failure_count(self) -> int:
@@ -93,6 +95,7 @@ class Tally:
             if rules is not None:
                 self.rule_comparisons.update(rules(case, obs))
         self.skipped.update(f"{operation}/{tier}" for operation, tier in judgement.skipped)
+        self.replays += judgement.replays
         for verdict in judgement.verdicts:
             self.record_verdict(case, verdict, size=size, fixture=fixture)
 
@@ -140,7 +143,25 @@ class Tally:
         return self
 
 
+def witness_order(witness: Witness) -> tuple[int, str]:
+    """How witnesses rank: by size, ties broken by the case's canonical JSON, so the
+    smallest witness does not depend on the order cases were met in (logical shards merged
+    in any grouping give the same one: docs/decisions/0030-logical-shards.md). A fixture's
+    witnesses share its document: their inputs alone break the tie."""
+    data = witness.case.to_json()
+    if witness.fixture is not None:
+        del data["document"]
+    return witness.size, json.dumps(data, ensure_ascii=False, sort_keys=True)
+
+
+def no_larger(witness: Witness, than: Witness) -> bool:
+    if witness.size != than.size:
+        return witness.size < than.size
+    return witness_order(witness) <= witness_order(than)
+
+
 def keep_smaller(store: dict[str, Witness], key: str, witness: Witness) -> None:
     current = store.get(key)
-    if current is None or witness.size < current.size:
+    if current is None or (no_larger(witness, current)
+                           and witness_order(witness) != witness_order(current)):
         store[key] = witness

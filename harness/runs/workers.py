@@ -1,11 +1,15 @@
-"""Worker processes (``--workers N``, docs/decisions/0016-scale-out.md).
+"""Worker processes (``--workers N``, docs/decisions/0016-scale-out.md,
+docs/decisions/0030-logical-shards.md).
 
-Hypothesis-native sharding by seed: shard ``i`` of ``N`` runs the same exploration in its
-own process, with ``shard_seed(seed, i)`` and its share of the budget, and returns its
-``Tally``; the parent merges them in shard order, so the report has exactly the
-structure of a one-process run. The witness searches (one per class and per failure
-signature) and the real-model fixtures are independent jobs, mapped over the same pool
-in a fixed order. With ``N == 1`` nothing leaves this process.
+The exploration is cut into ``logical_shards(budget)`` logical shards (at most
+``LOGICAL_SHARDS``, one per ``SHARD_CASES`` cases), a number fixed whatever the machine:
+shard ``k`` explores its share of the budget with ``shard_seed(seed, k)`` and
+returns its ``Tally``; the parent merges them in shard order. So a seed gives the same
+report on one process, on two or on sixteen: ``--workers`` only says how many processes
+run the shards. A run may take a subset of the shards (``--shard I/N``: shards ``k`` with
+``k % N == I - 1``), whose reports ``python -m harness merge`` joins. The witness searches
+(one per target) and the real-model fixtures are independent jobs, mapped over the same
+pool in a fixed order. With ``N == 1`` nothing leaves this process.
 
 Workers ignore SIGINT (a Ctrl-C reaches the whole process group; the parent decides),
 and each watches its parent: when the parent is gone, the worker exits at once. When the
@@ -21,7 +25,7 @@ import signal
 import threading
 import time
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from multiprocessing import get_context
 from types import TracebackType
@@ -38,6 +42,16 @@ from .third_party import engine_for
 
 #: Shard i > 0 explores with seed + i * SHARD_STRIDE; shard 0 keeps the run's seed.
 SHARD_STRIDE = 2**32
+#: The most logical shards of an exploration, whatever the number of processes...
+LOGICAL_SHARDS = 16
+#: ...and the fewest cases a shard explores (each Hypothesis run opens with its simplest
+#: cases: many tiny shards would draw little else).
+SHARD_CASES = 64
+
+
+def logical_shards(budget: int) -> int:
+    """How many logical shards explore ``budget`` cases: a function of the budget alone."""
+    return max(1, min(LOGICAL_SHARDS, budget // SHARD_CASES))
 #: A worker reports its counts to the progress line at most this often (seconds).
 REPORT_INTERVAL = 0.25
 #: How often a worker looks whether its parent is still there (seconds).
@@ -138,10 +152,10 @@ def _search(target: Target, profile: Profile, seed_value: int, subject: str | No
     return engine_of(subject).search(strategy_of(subject), target, profile, seed_value)
 
 
-def _real_fixture(name: str, examples: int, seed_value: int, subject: str | None
-                  ) -> list[FixtureRun]:
+def _real_fixture(name: str, examples: int, seed_value: int, subject: str | None,
+                  corpus_size: int | None) -> list[FixtureRun]:
     return real_models.run(examples=examples, seed_value=seed_value, fixtures=(name,),
-                           subject=subject)
+                           subject=subject, corpus_size=corpus_size)
 
 
 # --- the pool --------------------------------------------------------------------------
@@ -150,13 +164,16 @@ class Workers:
     """The phases of one run, in this process (``count == 1``) or over a process pool."""
 
     def __init__(self, count: int, profile: Profile, seed_value: int,
-                 strategy: Any = None, subject: str | None = None) -> None:
+                 strategy: Any = None, subject: str | None = None, *,
+                 shards: Sequence[int] = tuple(range(LOGICAL_SHARDS))) -> None:
         if count < 1:
             raise ValueError(f"--workers must be at least 1, not {count}")
         if count > 1 and strategy is not None:
             raise ValueError("several workers explore the default cases() strategy only "
                              "(a strategy object does not cross processes)")
         self.count = count
+        #: The logical shards this run explores (all of them, or one ``--shard``'s).
+        self.shards = tuple(shards)
         self.profile = profile
         self.seed = seed_value
         self._strategy = strategy
@@ -215,14 +232,22 @@ class Workers:
 
     def explore(self, tally: Tally, budget: int,
                 progress: Callable[[Tally], None] | None = None) -> Tally:
+        """This run's logical shards of ``budget`` cases, merged in shard order."""
+        shares = split_budget(budget, logical_shards(budget))
+        jobs = [(shard, shares[shard]) for shard in self.shards
+                if shard < len(shares) and shares[shard] > 0]
         if self._pool is None:
-            return self.engine.explore(self.strategy, budget=budget, seed_value=self.seed,
-                                       tally=tally, progress=progress)
+            for shard, share in jobs:
+                part = Tally()
+                self.engine.explore(self.strategy, budget=share,
+                                    seed_value=shard_seed(self.seed, shard), tally=part,
+                                    progress=_offset(tally, progress))
+                tally.merge(part)
+            return tally
         futures = [self._pool.submit(_explore_shard, shard, share,
                                      shard_seed(self.seed, shard), progress is not None,
                                      self.subject)
-                   for shard, share in enumerate(split_budget(budget, self.count))
-                   if share > 0]
+                   for shard, share in jobs]
         with self._relay(tally, progress):
             parts = [_result(future) for future in futures]
         for part in parts:
@@ -231,23 +256,37 @@ class Workers:
             progress(tally)
         return tally
 
-    def search(self, targets: list[Target]) -> list[Witness | None]:
+    def search(self, targets: list[Target],
+               done: Callable[[int], None] | None = None) -> list[Witness | None]:
+        """One witness search per target, in order; ``done(k)`` after the k-th."""
+        found: list[Witness | None] = []
         if self._pool is None:
-            return [self.engine.search(self.strategy, t, self.profile, self.seed)
-                    for t in targets]
+            for target in targets:
+                found.append(self.engine.search(self.strategy, target, self.profile,
+                                                self.seed))
+                if done is not None:
+                    done(len(found))
+            return found
         futures = [self._pool.submit(_search, t, self.profile, self.seed, self.subject)
                    for t in targets]
-        return [_result(future) for future in futures]
+        for future in futures:
+            found.append(_result(future))
+            if done is not None:
+                done(len(found))
+        return found
 
     def real_models(self, examples: int, fixtures: tuple[str, ...]) -> list[FixtureRun]:
+        corpus_size = self.profile.real_corpus
         if self._pool is None:
             return real_models.run(examples=examples, seed_value=self.seed, fixtures=fixtures,
-                                   subject=self.subject)
+                                   subject=self.subject, corpus_size=corpus_size)
         # Built (or found cached) here, once, before any worker; one line for each that
-        # cannot be fetched here, which is then left out.
-        futures = [self._pool.submit(_real_fixture, name, examples, self.seed, self.subject)
-                   for name in real_models.available(fixtures)]
-        return [fixture for future in futures for fixture in _result(future)]
+        # cannot be had here, which is then recorded as not run.
+        ready, not_run = real_models.prepare(fixtures)
+        futures = [self._pool.submit(_real_fixture, name, examples, self.seed, self.subject,
+                                     corpus_size)
+                   for name in ready]
+        return [*not_run, *(fixture for future in futures for fixture in _result(future))]
 
     @contextlib.contextmanager
     def _relay(self, base: Tally, progress: Callable[[Tally], None] | None) -> Iterator[None]:
@@ -285,6 +324,20 @@ class Workers:
             with contextlib.suppress(queue_module.Empty, OSError, ValueError):
                 while True:  # the last posts, left unread
                     self._queue.get_nowait()
+
+
+def _offset(base: Tally, progress: Callable[[Tally], None] | None
+            ) -> Callable[[Tally], None] | None:
+    """``progress`` told of ``base`` plus the shard under way (the counts it shows)."""
+    if progress is None:
+        return None
+
+    def told(part: Tally) -> None:
+        progress(Tally(examples=base.examples + part.examples,
+                       comparisons=base.comparisons + part.comparisons,
+                       failures=base.failures + part.failures))
+
+    return told
 
 
 def _result(future: Future[Any]) -> Any:

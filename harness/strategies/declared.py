@@ -5,7 +5,7 @@ The generator draws the regex probes (``regex_probes``) and the malformations
 (``malformed``) at small shares, and Hypothesis follows a fresh draw with copies of it: a
 default run of 3000 cases meets only a few of each table's entries, so most of the
 refusal paths they were written for stay unreached. Each entry is a fact measured on both
-sides (``tests/test_strategies.py``); here each becomes one small document, with a few
+sides (``tests/harness/test_strategies.py``); here each becomes one small document, with a few
 texts where the document loads, compared like any generated case.
 """
 

@@ -2,7 +2,7 @@
 Mongolian words with every control character in and out of place, placeholders, literal
 special strings and near-misses of them), and ``images=``/``videos=`` arguments.
 
-Used by the property tests (``tests/test_unified_properties.py``) and by the morph-track
+Used by the property tests (``tests/unit/test_unified_properties.py``) and by the morph-track
 differential (``harness/runs/morph_track.py``).
 """
 

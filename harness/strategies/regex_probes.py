@@ -1,6 +1,6 @@
 """Regex syntax probes: short Oniguruma patterns, each written for one construct the
-reference's two regex readers treat on a path of its own (``implementation.oniguruma`` for
-Split, ``implementation.patterns`` for Replace), declared once here.
+reference's regex reader (``implementation.oniguruma``) treats on a path of its own in its
+Split or its Replace dialect, declared once here.
 
 Real-world patterns and their mutations only ever hold the syntax real tokenizers use, so
 the readers' other paths (look-behind, atomic groups, anchors, ``\\x``/``\\u`` escapes,
@@ -14,7 +14,7 @@ Regex, at a small share (``profile.SPLIT_PATTERN``, ``profile.REPLACE_REGEX``):
 - *broken* probes, Oniguruma itself refuses them: both sides refuse the file, a deliberate
   hazard, left out with ``hazards=False``.
 
-Which side refuses what was measured on tokenizers 0.23.1 (``tests/test_strategies.py``
+Which side refuses what was measured on tokenizers 0.23.1 (``tests/harness/test_strategies.py``
 checks every table against upstream).
 """
 
@@ -85,14 +85,14 @@ SPLIT_MALFORMED: Final[tuple[tuple[str, JSON], ...]] = (
     ("punctuation-null", {"type": "Punctuation", "behavior": None}),
 )
 
-# --- Replace (Oniguruma, translated for Python's re) -----------------------------------------
+# --- Replace (Oniguruma, the reader's narrower Replace dialect) -------------------------------
 
 #: Constructs the Replace reader translates that the listed patterns rarely reach, as one
 #: pattern: anchors, a lazy and an exact repeat, escaped punctuation.
 REPLACE_READ: Final = r"\Ax+?|y{2}|\.|\$"
 #: Replace patterns upstream compiles and the reference refuses, one per refusal.
 REPLACE_PROBES: Final = (
-    "a{2}?",            # Oniguruma: an optional exact repeat; re: lazy
+    "a{2}?",            # Oniguruma: an optional exact repeat (not read in this dialect)
     "a*+",              # possessive
     "a{,}",             # '{' that is not an interval
     r"\x4",             # \x without two hex digits
@@ -101,6 +101,6 @@ REPLACE_PROBES: Final = (
     "[--a]",            # a range starting with '-'
     "[a-c-e]",          # '-' after a range
     "[a-[b]]",          # a nested class as a range's end
-    "(?<=a+)b",         # a look-behind re cannot compile
+    "(?<=a+)b",         # a look-behind of no fixed width
     OVERLONG_REGEX,     # too long to analyse (regex-backtracking)
 )

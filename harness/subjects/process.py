@@ -43,6 +43,17 @@ KEEP_LOADED: Final = 8
 STDERR_TAIL: Final = 400
 
 
+def cut_tail(text: str, *, cut: bool = False, limit: int = STDERR_TAIL) -> str:
+    """The end of ``text`` in at most ``limit`` characters, starting at a word and marked
+    "…" where the beginning was cut (``cut``: it was already cut before)."""
+    if len(text) <= limit and not cut:
+        return text
+    kept = text[-(limit - 1):]
+    if " " in kept:  # the first word may be a piece of one: start at the next
+        kept = kept.split(" ", 1)[1]
+    return "…" + kept
+
+
 class SubjectStartError(Exception):
     """The subject's command could not be started or did not say hello."""
 
@@ -210,11 +221,11 @@ class ProcessSubject:
         try:
             self._stderr.seek(0, os.SEEK_END)
             size = self._stderr.tell()
-            self._stderr.seek(max(0, size - STDERR_TAIL))
+            self._stderr.seek(max(0, size - STDERR_TAIL - 1))
             text = self._stderr.read().decode("utf-8", "replace")
         except (OSError, ValueError):
             return ""
-        return " ".join(text.split())[-STDERR_TAIL:]
+        return cut_tail(" ".join(text.split()), cut=size > STDERR_TAIL)
 
     # -- requests ------------------------------------------------------------------------
 

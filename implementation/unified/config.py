@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from ..errors import LoadError, excerpt
+from ..errors import LoadError, excerpt, excerpt_file
 from ..jsonfields import Node
 from ..loader import load_tokenizer
 from ..sources import check_source_type, read_document
@@ -118,12 +118,12 @@ def _morph(node: Node, base: Path) -> MorphBPE:
     model_node = Node(value, ref.path)
     if isinstance(value, dict) and "model" in value and "vocab" not in value:
         model_node.fail("invalid-value",
-                        f"{excerpt(str(path))} is a whole tokenizer.json; the morph model is its "
-                        "'model' object alone")
+                        f"{excerpt_file(str(path))} is a whole tokenizer.json; the morph model is "
+                        "its 'model' object alone")
     try:
         return MorphBPE.from_json(model_node)
     except LoadError as exc:
-        raise LoadError(exc.rule, exc.path, f"in {excerpt(str(path))}: {exc.message}") from exc
+        raise LoadError(exc.rule, exc.path, f"in {excerpt_file(str(path))}: {exc.message}") from exc
 
 
 def _specials(node: Node) -> SpecialTokens:
@@ -189,7 +189,7 @@ def _rethrow(ref: Node, origin: str, load: Callable[[], Tokenizer]) -> Tokenizer
     except LoadError as exc:
         inner = exc.path[1:] if exc.path.startswith("$") else f".{exc.path}"
         raise LoadError(exc.rule, ref.path + inner,
-                        f"in {excerpt(origin)}: {exc.message}") from exc
+                        f"in {excerpt_file(origin)}: {exc.message}") from exc
     return tokenizer
 
 

@@ -1,0 +1,87 @@
+"""What a predicate of the registry may look at (``Context``: the case, its document, and
+the replayer the judge was handed) and how it answers (``ALL``, ``NONE``, a set of token
+positions). Decision 0022 says what a predicate must check, on both sides."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from functools import cached_property
+from typing import Any
+
+from ..core.case import Case
+from ..core.outcome import Crashed, Outcome, Refused
+from .compare import Divergence
+from .replay import Replayer, Side
+from .specification import Specification, broken_rules
+
+ALL: frozenset[int] = frozenset({-1})
+NONE: frozenset[int] = frozenset()
+
+BYTE_PIECES = tuple(f"<0x{b:02X}>" for b in range(256))
+_BYTE_PIECE = re.compile(r"<0x[0-9A-Fa-f]{2}>")
+_LOWER_BYTE_PIECE = re.compile(r"<0x(?=[0-9A-Fa-f]{2}>)[0-9A-F]*[a-f][0-9A-Fa-f]*>")
+
+
+class Context:
+    """What a predicate may look at: the case, and what ``replay`` runs again for it."""
+
+    def __init__(self, case: Case, replay: Replayer) -> None:
+        self.case = case
+        self.replay = replay
+        self.document = case.document
+        #: The document as the subjects received it (how the replayer names it).
+        self.json = case.document_json()
+        model = case.document.get("model")
+        self.model: dict[str, Any] = model if isinstance(model, dict) else {}
+        vocab = self.model.get("vocab")
+        self.vocab: dict[str, Any] = vocab if isinstance(vocab, dict) else {}
+        #: Predicates a predicate composed with for its last answer (their names).
+        self.also: list[str] = []
+        #: The names of the predicates in force for this judgement (every class the judge
+        #: was given): recognisers that compose only compose with those.
+        self.in_force: frozenset[str] | None = None
+
+    @cached_property
+    def spec(self) -> Specification:
+        return Specification(self.case, self.replay)
+
+    @cached_property
+    def broken(self) -> dict[str, set[str]]:
+        return broken_rules(self.document)
+
+    @property
+    def lenient(self) -> Outcome:
+        """How the lenient reference loads the document."""
+        return self.replay.load("lenient", self.json)
+
+    @property
+    def strict(self) -> Outcome:
+        """How the strict reference loads the document."""
+        return self.replay.load("strict", self.json)
+
+    def loads(self, side: Side) -> bool:
+        return not isinstance(self.replay.load(side, self.json), Refused | Crashed)
+
+    @property
+    def byte_fallback(self) -> bool:
+        return self.model.get("byte_fallback") is True
+
+    @property
+    def unk_token(self) -> str | None:
+        unk = self.model.get("unk_token")
+        return unk if isinstance(unk, str) else None
+
+    def lenient_loaded(self) -> bool:
+        return self.loads("lenient")
+
+
+Predicate = Callable[[Context, Divergence], frozenset[int]]
+
+
+def _refused_with(outcome: Outcome, rule: str) -> bool:
+    return isinstance(outcome, Refused) and outcome.rule == rule
+
+
+def _yes(condition: bool) -> frozenset[int]:
+    return ALL if condition else NONE

@@ -1,0 +1,290 @@
+"""Predicates of the encode tier's intended classes that explain token positions (spans,
+masks, order): template specials, decorated byte pieces, byte-level trimmed offsets,
+dropped characters, and the unk/byte-fallback ordering bug (decisions 0008, 0024)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..core.observation import Observation
+from ..core.outcome import Encoded
+from .byte_level_spans import byte_level_spans, trimming_steps, upstream_trimmed_spans
+from .byte_pieces import byte_piece_violations
+from .compare import Divergence
+from .context import _BYTE_PIECE, ALL, NONE, Context, _yes
+from .specification import sequence_counts, template_layout
+
+
+def _encodings(div: Divergence) -> tuple[Encoded, Encoded] | None:
+    ref, up = div.observation.reference, div.observation.upstream
+    if isinstance(ref, Encoded) and isinstance(up, Encoded):
+        return ref, up
+    return None
+
+
+def differing_positions(mine: tuple[Any, ...], theirs: tuple[Any, ...]) -> set[int]:
+    """Positions where two tiers differ; past the shorter one, every position differs."""
+    return ({i for i, (a, b) in enumerate(zip(mine, theirs, strict=False)) if a != b}
+            | set(range(min(len(mine), len(theirs)), max(len(mine), len(theirs)))))
+
+
+def _differing_spans(ref: Encoded, up: Encoded) -> set[int]:
+    return differing_positions(ref.spans, up.spans)
+
+
+def template_special_spans(ctx: Context, div: Divergence) -> frozenset[int]:
+    pair = _encodings(div)
+    if pair is None or div.tier != "spans":
+        return NONE
+    ref, up = pair
+    slots = _template_special_positions(ctx, div.observation, ref)
+    return frozenset(
+        i for i in _differing_spans(ref, up)
+        if i in slots and i < len(up.spans) and ref.ids[i] == up.ids[i]
+        and ref.special_mask[i] == 1 and ref.spans[i] == (-1, -1) and up.spans[i] == (0, 0)
+    )
+
+
+def _template_special_positions(ctx: Context, obs: Observation, ref: Encoded) -> set[int]:
+    """Our side: the positions where the document's template puts a special token, and
+    our token there is that special."""
+    pair = obs.option("pair") is not None
+    add = bool(obs.option("add_special_tokens", True))
+    counts = sequence_counts(ctx.document, ref, pair, add)
+    layout = None if counts is None else template_layout(ctx.document, counts, pair, add)
+    if layout is None or len(layout) != len(ref.ids):
+        return set()
+    return {i for i, slot in enumerate(layout)
+            if slot.special_id is not None and ref.ids[i] == slot.special_id}
+
+
+def decorated_byte_fallback_spans(ctx: Context, div: Divergence) -> frozenset[int]:
+    pair = _encodings(div)
+    decorated = ctx.model.get("continuing_subword_prefix") or ctx.model.get("end_of_word_suffix")
+    if pair is None or div.tier != "spans" or not ctx.byte_fallback or not decorated:
+        return NONE
+    ref, up = pair
+    prefix, suffix = ctx.model.get("continuing_subword_prefix"), ctx.model.get(
+        "end_of_word_suffix")
+    words = _words_with_decorated_bytes(ref, div.observation,
+                                        prefix if isinstance(prefix, str) else "",
+                                        suffix if isinstance(suffix, str) else "")
+    # Our side: every byte piece of the word sits on its own symbol's character.
+    obs = div.observation
+    texts = (obs.input if isinstance(obs.input, str) else "",
+             *([obs.option("pair")] if isinstance(obs.option("pair"), str) else []))
+    wrong = byte_piece_violations(ref, texts, ctx.model, plain=(
+        ctx.document.get("normalizer") is None and ctx.document.get("pre_tokenizer") is None))
+    bad_words = {_word_key(ref, i) for i in wrong}
+    return frozenset(i for i in _differing_spans(ref, up)
+                     if i < len(ref.word_ids) and ref.word_ids[i] is not None
+                     and _word_key(ref, i) in words and _word_key(ref, i) not in bad_words)
+
+
+def byte_level_trimmed_offsets(ctx: Context, div: Divergence) -> frozenset[int]:
+    """Upstream's ByteLevel post-processor with ``trim_offsets`` moves offsets past the space
+    symbols at a token's edges; ours stay on the characters the token came from (decision
+    0024). Recognised at the positions where the two tokens agree, upstream's span is ours
+    trimmed as upstream trims, and ours is the contract's span (``byte_level_spans``; over
+    a pipeline without a ByteLevel pre-tokenizer, tokens that spell their characters)."""
+    pair = _encodings(div)
+    steps = trimming_steps(ctx.document)
+    if pair is None or div.tier != "spans" or not steps:
+        return NONE
+    ref, up = pair
+    obs = div.observation
+    texts = (obs.input if isinstance(obs.input, str) else "",
+             *([obs.option("pair")] if isinstance(obs.option("pair"), str) else []))
+    trimmed = upstream_trimmed_spans(ref, steps)
+    contract = byte_level_spans(ref, texts, ctx.document, ctx.spec.aligned, plain=True)
+    return frozenset(i for i in _differing_spans(ref, up)
+                     if i < min(len(ref.ids), len(up.ids)) and ref.ids[i] == up.ids[i]
+                     and up.spans[i] == trimmed[i] and contract.get(i) == ref.spans[i])
+
+
+def _source_text(ref: Encoded, obs: Observation, position: int) -> str:
+    """The input token ``position`` came from: the text, or the pair's second text."""
+    second = obs.option("pair")
+    sequence = ref.sequence_ids[position] if position < len(ref.sequence_ids) else 0
+    if sequence == 1 and isinstance(second, str):
+        return second
+    return obs.input if isinstance(obs.input, str) else ""
+
+
+def _word_key(ref: Encoded, position: int) -> tuple[int | None, int | None]:
+    """A word of one input: (its sequence, its index there)."""
+    sequence = ref.sequence_ids[position] if position < len(ref.sequence_ids) else 0
+    return (sequence, ref.word_ids[position])
+
+
+def _words_with_decorated_bytes(ref: Encoded, obs: Observation, prefix: str, suffix: str
+                                ) -> set[tuple[int | None, int | None]]:
+    """Words holding a decorated symbol expanded to byte pieces: a run of byte pieces of
+    one word sharing one span that holds more bytes than the characters of that span, or
+    whose bytes spell characters each with the model's continuing-subword prefix before
+    it and/or its end-of-word suffix after it (a character a normalizer inserted has a
+    neighbour's span, so only its bytes tell)."""
+    runs: dict[tuple[tuple[int | None, int | None], tuple[int, int], str], bytearray] = {}
+    for i, (token, span) in enumerate(zip(ref.tokens, ref.spans, strict=False)):
+        value = _token_bytes(token, len(prefix.encode("utf-8")))
+        if value is not None and ref.word_ids[i] is not None:
+            key = (_word_key(ref, i), span, _source_text(ref, obs, i))
+            runs.setdefault(key, bytearray()).extend(value)
+    return {word for (word, (start, end), text), run in runs.items()
+            if len(run) > len(text[start:end].encode("utf-8", "surrogatepass"))
+            or _decorated(bytes(run), prefix, suffix)}
+
+
+def _decorated(run: bytes, prefix: str, suffix: str) -> bool:
+    """The bytes spell one or more symbols ``prefix? char suffix?``, one decorated."""
+    try:
+        symbols = run.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    position, decorated = 0, False
+    while position < len(symbols):
+        if prefix and symbols.startswith(prefix, position):
+            position += len(prefix)
+            decorated = True
+        position += 1
+        if suffix and symbols.startswith(suffix, position):
+            position += len(suffix)
+            decorated = True
+    return decorated and position == len(symbols)
+
+
+def _token_bytes(token: str, prefix_length: int) -> bytes | None:
+    """The bytes a token of byte pieces stands for: ``<0xC3>``, or byte pieces merged,
+    each right part cut by the prefix's length as upstream merges (``<0xC3>xA9>`` under
+    a two-character prefix). None for any other token."""
+    first = _BYTE_PIECE.match(token)
+    if first is None or prefix_length > 3:
+        return None
+    rest = "<0x"[prefix_length:] if prefix_length else "<0x"
+    values = [int(token[3:5], 16)]
+    position = first.end()
+    while position < len(token):
+        if not token.startswith(rest, position):
+            return None
+        digits = token[position + len(rest):position + len(rest) + 3]
+        if len(digits) != 3 or digits[2] != ">" or not all(
+                c in "0123456789ABCDEFabcdef" for c in digits[:2]):
+            return None
+        values.append(int(digits[:2], 16))
+        position += len(rest) + 3
+    return bytes(values)
+
+
+def dropped_character_offsets(ctx: Context, div: Divergence) -> frozenset[int]:
+    """Upstream gives a dropped character no length, so the offsets it computes after one
+    (in normalized bytes, then mapped to the text) point to earlier text. Recognised when
+    the lenient reference, which drops it too, really has a character to drop in the text's
+    words, the tokens agree, and each differing upstream span lies at or left of ours."""
+    pair = _encodings(div)
+    obs = div.observation
+    if (pair is None or div.tier != "spans" or ctx.unk_token is not None
+            or obs.track != "lenient" or not ctx.lenient_loaded()
+            or not isinstance(obs.input, str)):
+        return NONE
+    texts = [obs.input, *([obs.option("pair")] if obs.option("pair") is not None else [])]
+    if not any(_drops_a_symbol(ctx, word) for text in texts
+               for word in ctx.replay.words("lenient", ctx.json, text)):
+        return NONE
+    ref, up = pair
+    return frozenset(
+        i for i in _differing_spans(ref, up)
+        if i < min(len(ref.spans), len(up.spans))
+        and up.spans[i][0] <= ref.spans[i][0] and up.spans[i][1] <= ref.spans[i][1]
+        # Our side: the true span, inside the text it came from.
+        and 0 <= ref.spans[i][0] <= ref.spans[i][1] <= len(_source_text(ref, obs, i))
+    )
+
+
+def _drops_a_symbol(ctx: Context, word: str) -> bool:
+    """Some symbol of the word (a character, decorated as upstream decorates it) has no
+    piece and no complete byte pieces, so that without an unk token it is dropped."""
+    prefix = ctx.model.get("continuing_subword_prefix")
+    suffix = ctx.model.get("end_of_word_suffix")
+    last = len(word) - 1
+    for k, ch in enumerate(word):
+        symbol = f"{prefix}{ch}" if k > 0 and isinstance(prefix, str) else ch
+        symbol = f"{symbol}{suffix}" if k == last and isinstance(suffix, str) else symbol
+        if symbol in ctx.vocab:
+            continue
+        if not (ctx.byte_fallback
+                and all(f"<0x{b:02X}>" in ctx.vocab for b in symbol.encode())):
+            return True
+    return False
+
+
+# -- the ordering bug ------------------------------------------------------------------------
+def unk_byte_fallback_ordering(ctx: Context, div: Divergence) -> frozenset[int]:
+    pair = _encodings(div)
+    unk = ctx.unk_token
+    if pair is None or unk is None or not ctx.byte_fallback or div.observation.track != "lenient":
+        return NONE
+    ref, up = pair
+    fuse = ctx.model.get("fuse_unk") is True
+    order = _misorder(ref, div.observation, unk, fuse)
+    if order is None:
+        return NONE
+    if [ref.ids[i] for i in order] != list(up.ids) or [
+            ref.tokens[i] for i in order] != list(up.tokens):
+        return NONE
+    if div.tier in _MASK_TIERS:  # upstream's masks are ours, in upstream's order
+        mine = getattr(ref, div.tier)
+        return _yes([mine[i] for i in order] == list(getattr(up, div.tier)))
+    # Our side: the correct order, each word's pieces in the order of their characters.
+    starts: dict[tuple[int | None, int | None], int] = {}
+    for i, (start, _) in enumerate(ref.spans):
+        if ref.word_ids[i] is not None:
+            key = _word_key(ref, i)
+            if start < starts.get(key, start):
+                return NONE
+            starts[key] = start
+    return ALL
+
+
+_MASK_TIERS = ("special_mask", "type_ids", "attention_mask")
+
+
+def _misorder(ref: Encoded, obs: Observation, unk: str, fuse: bool) -> list[int] | None:
+    """Upstream's symbol order rebuilt from the correct stream, as the positions of our
+    tokens in upstream's order: within a word, a pending unk is flushed only by an
+    in-vocabulary token or the word's end; byte-resolved pieces go out at once;
+    consecutive unks keep fusing across them when fuse_unk is on (a fused unk keeps the
+    first one's position). Returns None when nothing was reordered (the class then does
+    not apply)."""
+    order: list[int] = []
+    pending: list[int] = []
+    moved = False
+    current_word: object = object()
+
+    def flush() -> None:
+        order.extend(pending)
+        pending.clear()
+
+    for i, (token, span) in enumerate(zip(ref.tokens, ref.spans, strict=False)):
+        word = _word_key(ref, i) if ref.word_ids[i] is not None else None
+        text = _source_text(ref, obs, i)
+        if word != current_word:
+            flush()
+            current_word = word
+        if word is None:
+            order.append(i)
+            continue
+        source = text[span[0]:span[1]] if 0 <= span[0] <= span[1] <= len(text) else ""
+        is_byte = _BYTE_PIECE.fullmatch(token) is not None and source != token
+        if token == unk:
+            if pending and fuse:
+                continue  # fuses into the pending unk
+            flush()
+            pending.append(i)
+        elif is_byte and pending:
+            moved = True
+            order.append(i)
+        else:
+            flush()
+            order.append(i)
+    flush()
+    return order if moved else None

@@ -1,0 +1,201 @@
+"""Replays for the recognisers: a changed document run again through upstream (or our
+reference), the document helpers they share, and the comparison of a replayed answer
+with the subject's (on the tiers the subject exposes).
+"""
+
+from __future__ import annotations
+
+import json
+from collections import OrderedDict
+from collections.abc import Sequence
+from typing import Any, Final
+
+from ....core.observation import Observation, Track
+from ....core.outcome import Crashed, Decoded, Encoded, Outcome, Refused
+from ....judge.predicates import ALL, NONE, Context
+from ...upstream import UPSTREAM, normalize
+
+#: Upstream handles of changed documents, by document text (a few at a time).
+_REPLAYS: OrderedDict[str, Any] = OrderedDict()
+_REPLAY_CACHE: Final = 16
+#: The id an absent unk token is given in a replay.
+FRESH_ID: Final = 2**31 - 2
+
+
+def yes(condition: bool) -> frozenset[int]:
+    return ALL if condition else NONE
+
+
+def upstream_handle(document: dict[str, Any]) -> Any:
+    """``tokenizers`` loaded with ``document`` (a Refused/Crashed if it does not load)."""
+    text = json.dumps(document, ensure_ascii=False, sort_keys=True)
+    if text in _REPLAYS:
+        _REPLAYS.move_to_end(text)
+        return _REPLAYS[text]
+    handle = UPSTREAM.load(text)
+    _REPLAYS[text] = handle
+    while len(_REPLAYS) > _REPLAY_CACHE:
+        _REPLAYS.popitem(last=False)
+    return handle
+
+
+def normalized_by(handle: Any, text: str) -> str | None:
+    """Upstream's normalizer on ``text`` (None where it panics or fails)."""
+    result = normalize(handle, text)
+    return None if isinstance(result, Refused | Crashed) else result
+
+
+def replay_on(document: dict[str, Any], obs: Observation) -> Outcome | None:
+    """``obs`` run again by ``tokenizers`` on ``document``."""
+    handle = upstream_handle(document)
+    if isinstance(handle, Refused | Crashed):
+        return None
+    if obs.operation == "encode":
+        assert isinstance(obs.input, str)
+        return UPSTREAM.encode(handle, obs.input, obs.option("pair"),
+                               add_special_tokens=bool(obs.option("add_special_tokens")))
+    if obs.operation == "decode":
+        assert isinstance(obs.input, tuple)
+        return UPSTREAM.decode(handle, obs.input,
+                               skip_special_tokens=bool(obs.option("skip_special_tokens")))
+    return None
+
+
+def unmarked(outcome: Outcome | None) -> Outcome | None:
+    """``outcome`` without the marker tokens of a replay (``marking_dropped``)."""
+    if not isinstance(outcome, Encoded) or MARKER not in outcome.tokens:
+        return outcome
+    return picked(outcome, [i for i, token in enumerate(outcome.tokens) if token != MARKER])
+
+
+def picked(outcome: Encoded, keep: Sequence[int]) -> Encoded:
+    def pick(values: tuple[Any, ...]) -> tuple[Any, ...]:
+        return tuple(values[i] for i in keep) if values else values
+
+    return Encoded(ids=pick(outcome.ids), tokens=pick(outcome.tokens),
+                   spans=pick(outcome.spans), special_mask=pick(outcome.special_mask),
+                   type_ids=pick(outcome.type_ids),
+                   attention_mask=pick(outcome.attention_mask))
+
+
+def same_tiers(subject: Outcome, replayed: Outcome | None) -> bool:
+    """The subject's answer equals a replayed upstream answer on every tier the subject
+    exposes (ids, tokens, masks; decoded text)."""
+    if isinstance(subject, Decoded) and isinstance(replayed, Decoded):
+        return subject.text == replayed.text
+    if not (isinstance(subject, Encoded) and isinstance(replayed, Encoded)):
+        return False
+    if subject.ids != replayed.ids or subject.tokens != replayed.tokens:
+        return False
+    if subject.attention_mask and subject.attention_mask != replayed.attention_mask:
+        return False
+    return not subject.type_ids or subject.type_ids == replayed.type_ids
+
+
+def model_of(document: dict[str, Any]) -> dict[str, Any]:
+    model = document.get("model")
+    return model if isinstance(model, dict) else {}
+
+
+def with_model(document: dict[str, Any], **changes: Any) -> dict[str, Any]:
+    return {**document, "model": {**model_of(document), **changes}}
+
+
+def document_ids(document: dict[str, Any]) -> set[int]:
+    """Every id the document gives a token (vocabulary and added tokens)."""
+    vocab = model_of(document).get("vocab")
+    ids = {i for i in vocab.values() if isinstance(i, int)} if isinstance(vocab, dict) else set()
+    for entry in document.get("added_tokens") or ():
+        if isinstance(entry, dict) and isinstance(entry.get("id"), int):
+            ids.add(entry["id"])
+    return ids
+
+
+def known_ids(ctx: Context) -> set[int]:
+    return document_ids(ctx.document)
+
+
+def _unk_id(ctx: Context) -> int | None:
+    unk = ctx.unk_token
+    if unk is None:
+        return None
+    found = ctx.vocab.get(unk)
+    if isinstance(found, int):
+        return found
+    for entry in ctx.document.get("added_tokens") or ():
+        if isinstance(entry, dict) and entry.get("content") == unk:
+            return entry.get("id") if isinstance(entry.get("id"), int) else None
+    return None
+
+
+#: Ids of ghost tokens count down from here (below the fresh unk id, above any real id).
+GHOST_ID: Final = 2**30
+
+
+#: The token a replay gives characters upstream would drop (never in a generated text).
+MARKER: Final = "\ue000dropped\ue000"
+
+
+def metaspace_first_as(step: Any, scheme: str) -> Any:
+    if not isinstance(step, dict):
+        return step
+    if step.get("type") == "Metaspace" and step.get("prepend_scheme") == "first":
+        return {**step, "prepend_scheme": scheme}
+    if step.get("type") == "Sequence" and isinstance(step.get("pretokenizers"), list):
+        return {**step, "pretokenizers": [metaspace_first_as(s, scheme)
+                                          for s in step["pretokenizers"]]}
+    return step
+
+
+def strip_panic_as_nothing(document: dict[str, Any], outcome: Outcome | None
+                            ) -> Outcome | None:
+    """A replay's decode that panics in upstream's Strip decoder because nothing is left
+    to decode (``strip_panic_on_nothing``, an upstream bug) read as the empty text."""
+    if (isinstance(outcome, Crashed) and outcome.kind == "panic"
+            and "the len is 0" in outcome.message and has_strip_step(document)):
+        return Decoded("")
+    return outcome
+
+
+def has_strip_step(document: dict[str, Any]) -> bool:
+    decoder = document.get("decoder")
+    steps = decoder.get("decoders") if isinstance(decoder, dict) else None
+    return isinstance(steps, list) and any(
+        isinstance(d, dict) and d.get("type") == "Strip" for d in steps)
+
+
+def with_input(obs: Observation, ids: tuple[int, ...]) -> Observation:
+    return Observation(obs.track, obs.operation, ids, obs.options, obs.reference,
+                       obs.upstream)
+
+
+def merge_sides(merge: Any) -> tuple[str, ...]:
+    if isinstance(merge, str):
+        return tuple(merge.split(" ", 1))
+    if isinstance(merge, list):
+        return tuple(str(side) for side in merge)
+    return ()
+
+
+def reference_replay(ctx: Context, obs: Observation) -> tuple[Track, Outcome | None]:
+    """``obs`` on our reference: strict, or lenient where strict refuses the file."""
+    track: Track = "strict" if not isinstance(ctx.strict, Refused | Crashed) else "lenient"
+    if isinstance(ctx.strict if track == "strict" else ctx.lenient, Refused | Crashed):
+        return track, None
+    if obs.operation == "encode" and isinstance(obs.input, str):
+        return track, ctx.replay.encode(
+            track, ctx.json, obs.input, obs.option("pair"),
+            add_special_tokens=bool(obs.option("add_special_tokens")))
+    if obs.operation == "decode" and isinstance(obs.input, tuple):
+        return track, ctx.replay.decode(
+            track, ctx.json, obs.input,
+            skip_special_tokens=bool(obs.option("skip_special_tokens")))
+    return track, None
+
+
+def first_tier(ours: Outcome, upstream: Outcome) -> str | None:
+    if isinstance(ours, Encoded) and isinstance(upstream, Encoded):
+        for tier in ("ids", "tokens", "spans"):
+            if getattr(ours, tier) != getattr(upstream, tier):
+                return tier
+    return None
