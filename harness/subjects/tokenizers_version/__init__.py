@@ -2,7 +2,7 @@
 virtual environment, speaking the subject protocol (``program.py``), judged against the
 pinned version: the upgrade preview (docs/upgrading.md, decision 0031).
 
-The environment lives under the build folder (``subjects/tokenizers-VERSION/``): created
+The environment lives under the cache folder (``subjects/tokenizers-VERSION/``): created
 once with the running interpreter's ``venv``, the wheel downloaded alone (``--no-deps``:
 the bindings import nothing else), its sha256 checked against ``hashes.json`` where the
 version is recorded there (recorded on first download otherwise, and said), then
@@ -20,11 +20,13 @@ import sys
 from pathlib import Path
 from typing import Final
 
-from ...core.resources import build_dir
+from ...core.resources import cache_dir
 from .generations import family
 from .index import VersionError, check
 
 PREFIX: Final = "tokenizers=="
+#: The hello name of the program: ``tokenizers-0.x`` or ``tokenizers-1.x``.
+HELLO_PREFIX: Final = "tokenizers-"
 FOLDER: Final = Path(__file__).resolve().parent
 PROGRAM: Final = FOLDER / "program.py"
 HASHES: Final = FOLDER / "hashes.json"
@@ -48,7 +50,7 @@ def version_of(spec: str) -> str:
 
 
 def environment(version: str) -> Path:
-    return build_dir() / "subjects" / f"tokenizers-{version}"
+    return cache_dir() / "subjects" / f"tokenizers-{version}"
 
 
 def _python(folder: Path) -> Path:
@@ -123,12 +125,13 @@ def _hashed(requirement: str, wheels: Path, version: str) -> tuple[str, str, str
     return requirement, wheel.name, digest
 
 
-def command(spec: str) -> list[str]:
+def command_for(spec: str) -> list[str]:
     """The command line of the subject process of ``tokenizers==VERSION``."""
     python = install(version_of(spec))
     return [str(python), str(PROGRAM)]
 
 
-def expectations_file(version: str) -> Path:
-    """The expectations of the version's API family."""
-    return FOLDER / f"expectations-{family(version)}.yaml"
+def expectations_display(hello_name: str) -> str:
+    """The expectations file of the API family a hello names, as a repository path."""
+    return (f"harness/subjects/tokenizers_version/expectations-"
+            f"{hello_name.removeprefix(HELLO_PREFIX)}.yaml")

@@ -20,7 +20,7 @@ import pytest
 
 from harness.subjects.tokenizers_version import generations, index
 
-DATA = Path(__file__).parent / "data" / "tokenizers-1.x" / "answers.json"
+DATA = Path(__file__).parents[1] / "data" / "tokenizers-1.x" / "answers.json"
 ANSWERS: dict[str, Any] = json.loads(DATA.read_text(encoding="utf-8"))
 
 
