@@ -13,11 +13,18 @@ class Case:
     texts: tuple[str, ...] = ()
     id_runs: tuple[tuple[int, ...], ...] = ()
     pairs: tuple[tuple[str, str], ...] = field(default=())
+    #: The document's canonical text when the caller has it already (a real file's
+    #: document is megabytes: serialized once per file, not once per row).
+    text: str | None = field(default=None, compare=False, repr=False)
 
     def document_json(self) -> str:
-        """The tokenizer.json exactly as both subjects receive it (canonical, compact)."""
-        return json.dumps(self.document, ensure_ascii=False, sort_keys=True,
-                          separators=(",", ":"))
+        """The tokenizer.json exactly as both subjects receive it (canonical, compact);
+        serialized once per case."""
+        if self.text is None:
+            object.__setattr__(self, "text", json.dumps(
+                self.document, ensure_ascii=False, sort_keys=True, separators=(",", ":")))
+        assert self.text is not None
+        return self.text
 
     def to_json(self) -> dict[str, Any]:
         return {

@@ -30,8 +30,6 @@ class Context:
         self.case = case
         self.replay = replay
         self.document = case.document
-        #: The document as the subjects received it (how the replayer names it).
-        self.json = case.document_json()
         model = case.document.get("model")
         self.model: dict[str, Any] = model if isinstance(model, dict) else {}
         vocab = self.model.get("vocab")
@@ -41,6 +39,11 @@ class Context:
         #: The names of the predicates in force for this judgement (every class the judge
         #: was given): recognisers that compose only compose with those.
         self.in_force: frozenset[str] | None = None
+
+    @cached_property
+    def json(self) -> str:
+        """The document as the subjects received it (how the replayer names it)."""
+        return self.case.document_json()
 
     @cached_property
     def spec(self) -> Specification:

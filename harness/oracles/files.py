@@ -739,7 +739,8 @@ def _replay_tokenizer(judge: _Judge, tokenizer: TokenizerFile, rows: list[Json])
         track, handle = "lenient", LENIENT.load(text)
     ours = _subject(track == "strict")
     load_obs = Observation("strict", "load", None, (), _as_load(strict), up_load)
-    judge.row(load_rows[0], Case(document), [("load", load_obs)], load_rows[0]["flags"])
+    judge.row(load_rows[0], Case(document, text=text), [("load", load_obs)],
+              load_rows[0]["flags"])
     for row in rows:
         if row["kind"] == "load":
             continue
@@ -749,7 +750,7 @@ def _replay_tokenizer(judge: _Judge, tokenizer: TokenizerFile, rows: list[Json])
         if row["kind"] == "encode":
             text_in, add, pair = inp["text"], bool(inp["add_special_tokens"]), inp["pair"]
             case = Case(document, texts=(text_in,) if pair is None else (),
-                        pairs=((text_in, pair),) if pair is not None else ())
+                        pairs=((text_in, pair),) if pair is not None else (), text=text)
             try:
                 up_enc = outcome_from_json(unpack_encoded(observed["encode"], tokens_of))
             except (ValueError, KeyError, TypeError) as exc:
@@ -766,7 +767,7 @@ def _replay_tokenizer(judge: _Judge, tokenizer: TokenizerFile, rows: list[Json])
             ids: tuple[int, ...] | None = up_enc.ids if isinstance(up_enc, Encoded) else None
         else:
             ids = tuple(int(i) for i in inp["ids"])
-            case = Case(document, id_runs=(ids,))
+            case = Case(document, id_runs=(ids,), text=text)
         if ids is not None:
             for skip, label in SKIP_LABELS.items():
                 if label not in observed:

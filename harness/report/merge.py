@@ -113,6 +113,19 @@ def _fixtures(reports: Sequence[model.Report]) -> list[model.Fixture]:
     return out
 
 
+def _not_run(reports: Sequence[model.Report]) -> list[model.NotRun]:
+    """The fixtures no shard could run, in the run's order (as :func:`_fixtures`)."""
+    queues = [list(r.real_models.not_run) for r in reports]
+    out: list[model.NotRun] = []
+    position = 0
+    while any(queues):
+        queue = queues[position % len(queues)]
+        if queue:
+            out.append(queue.pop(0))
+        position += 1
+    return out
+
+
 def merge(reports: Sequence[tuple[str, model.Report]], report_path: str) -> model.Report:
     """The report of the whole run from ``(path, report)`` of each of its shards."""
     if not reports:
@@ -148,7 +161,8 @@ def merge(reports: Sequence[tuple[str, model.Report]], report_path: str) -> mode
         pinned_seconds=round(sum(s.pinned_seconds for s in summaries), 1),
         real_models_seconds=round(sum(s.real_models_seconds for s in summaries), 1),
         morph_track_seconds=round(sum(s.morph_track_seconds for s in summaries), 1),
-        witness_searches=_searches(parts))
+        witness_searches=_searches(parts),
+        judge_replays=sum(s.judge_replays for s in summaries))
     classes = []
     for entry in first.classes:
         same = [next(c for c in r.classes if c.id == entry.id) for r in parts]
@@ -174,8 +188,10 @@ def merge(reports: Sequence[tuple[str, model.Report]], report_path: str) -> mode
         classes=classes,
         real_models=model.RealModels(
             failures=sum(r.real_models.failures for r in parts), fixtures=fixtures,
-            seconds=round(sum(r.real_models.seconds for r in parts), 1)),
+            seconds=round(sum(r.real_models.seconds for r in parts), 1),
+            not_run=_not_run(parts)),
         unified_morph_track=first.unified_morph_track,
         coverage=coverage, subject=first.subject)
-    merged.verdict = "fail" if merged.failing_parts() else "pass"
+    merged.verdict = ("fail" if merged.failing_parts()
+                      else "incomplete" if merged.real_models.not_run else "pass")
     return merged

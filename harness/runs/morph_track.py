@@ -17,6 +17,8 @@ For every text (a deterministic corpus sample, then Hypothesis texts):
 
 from __future__ import annotations
 
+import dataclasses
+
 import hashlib
 import json
 import time
@@ -85,10 +87,11 @@ class _Observer:
         self.ours = Side(UNIFIED, tok)
         self.theirs = Side(UPSTREAM, upstream_handle)
         self.document = document
+        self.document_case = Case(document)
         self.pending: list[tuple[str, Witness]] = []
 
     def case(self, text: str) -> Case:
-        return Case(self.document, texts=(text,))
+        return dataclasses.replace(self.document_case, texts=(text,))
 
     def __call__(self, case: Case) -> list[Observation]:
         text = case.texts[0]

@@ -88,6 +88,8 @@ class LoadedFixture:
 
     def __init__(self, text: str, subject: Subject[Any] = STRICT) -> None:
         self.document: dict[str, Any] = json.loads(text)
+        #: The case every text of this fixture shares (its canonical text made once).
+        self.load_case = Case(self.document)
         self.subject = subject
         started = time.perf_counter()
         self.ours = subject.load(text)
@@ -116,7 +118,7 @@ class LoadedFixture:
                                    Side(UPSTREAM, self.theirs)))
 
     def case(self, text: str) -> Case:
-        return Case(self.document, texts=(text,))
+        return dataclasses.replace(self.load_case, texts=(text,))
 
 
 def real_texts(document: dict[str, Any], corpus: list[str]) -> st.SearchStrategy[str]:
@@ -147,7 +149,7 @@ def run_fixture(name: str, *, corpus: list[str], examples: int, seed_value: int,
                            "upstream": round(loaded.theirs_seconds, 3)}
     if loaded.lenient_seconds is not None:
         result.load_seconds["reference-lenient"] = round(loaded.lenient_seconds, 3)
-    load_case = Case(loaded.document)
+    load_case = loaded.load_case
     replay = CaseReplayer()
     loads_judged = judge(load_case, loaded.loads, capabilities, classes, replay=replay)
     result.tally.record(load_case, loaded.loads,

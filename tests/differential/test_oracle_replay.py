@@ -86,7 +86,7 @@ def run_replay(root: Path) -> dict[str, Any]:
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(
         [str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])])}
     done = subprocess.run([sys.executable, "-c", REPLAY_SCRIPT, str(root)], cwd=ROOT, env=env,
-                          capture_output=True, text=True, check=False, timeout=600)
+                          capture_output=True, text=True, check=False, timeout=1800)
     assert done.returncode == 0, done.stderr[-4000:]
     result: dict[str, Any] = json.loads(done.stdout.splitlines()[-1])
     return result
