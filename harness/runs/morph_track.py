@@ -18,7 +18,6 @@ For every text (a deterministic corpus sample, then Hypothesis texts):
 from __future__ import annotations
 
 import dataclasses
-
 import hashlib
 import json
 import time

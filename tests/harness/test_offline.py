@@ -21,8 +21,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from harness.fixtures.real_models import CONFORMANCE_FIXTURES, FIXTURES, SPECS, NpmMemberFixture
 from harness.core.profiles import PROFILES
+from harness.fixtures.real_models import CONFORMANCE_FIXTURES, FIXTURES, SPECS, NpmMemberFixture
 from harness.fixtures.sources import WHEEL, fixtures_dir
 
 pytest.importorskip("tokenizers")

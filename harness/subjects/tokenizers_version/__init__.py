@@ -1,6 +1,6 @@
 """The subject ``tokenizers==VERSION``: any published ``tokenizers`` (0.x or 1.x) in its own
 virtual environment, speaking the subject protocol (``program.py``), judged against the
-pinned version: the upgrade preview (docs/upgrading.md, decision 0031).
+pinned version: the upgrade preview (docs/upgrading.md, decision 0035).
 
 The environment lives under the cache folder (``subjects/tokenizers-VERSION/``): created
 once with the running interpreter's ``venv``, the wheel downloaded alone (``--no-deps``:

@@ -4,7 +4,7 @@
 Standard library only (besides the ``tokenizers`` module it is handed), so that the
 subject program of another version's virtual environment (``program.py``) can use it
 without the harness installed. ``harness.subjects.upstream`` wraps it for the pinned
-version; decision record docs/decisions/0031-tokenizers-api-generations.md.
+version; decision record docs/decisions/0035-tokenizers-api-generations.md.
 """
 
 from __future__ import annotations
