@@ -550,7 +550,7 @@ def _site(args: argparse.Namespace) -> int:
 
 def _oracles(args: argparse.Namespace) -> int:
     from .core.canonical import canonical_json, write_atomic
-    from .oracles import files as oracles
+    from .oracles import drift, generation, layout, witnesses
     from .subjects import upstream
 
     root: Path = args.root
@@ -567,17 +567,17 @@ def _oracles(args: argparse.Namespace) -> int:
         raise UsageError(f"tokenizers {installed} is installed, not {args.reference}: run "
                          f"nox -s oracles -- --reference {args.reference}")
     if args.check:
-        if installed != oracles.PINNED_VERSION:
+        if installed != layout.PINNED_VERSION:
             raise UsageError(f"--check regenerates with the pinned tokenizers "
-                             f"{oracles.PINNED_VERSION}; {installed} is installed (run nox "
+                             f"{layout.PINNED_VERSION}; {installed} is installed (run nox "
                              "-s oracles -- --check)")
-        problems = oracles.check(root, oracles.generate_all(root))
+        problems = drift.check(root, generation.generate_all(root))
         for line in problems:
             print(f"  STALE {line}")
         print(f"oracles: {'stale' if problems else 'up to date'} "
               f"(regenerated with tokenizers {installed})")
         if problems:
-            print(f"regenerate: {oracles.generator_command(installed)}")
+            print(f"regenerate: {layout.generator_command(installed)}")
         return 1 if problems else 0
     if args.adopt_witnesses is not None:
         from .oracles.subjects import adopt_subject_witnesses
@@ -587,9 +587,9 @@ def _oracles(args: argparse.Namespace) -> int:
                 target, data, notes = adopt_subject_witnesses(
                     args.adopt_witnesses, root, args.adopt_witnesses.as_posix())
             else:
-                data, notes = oracles.adopt_witnesses(args.adopt_witnesses, root,
+                data, notes = witnesses.adopt_witnesses(args.adopt_witnesses, root,
                                                       args.adopt_witnesses.as_posix())
-                target = oracles.oracle_path(root, oracles.DIVERGENCES)
+                target = layout.oracle_path(root, layout.DIVERGENCES)
         except ValueError as exc:
             raise UsageError(str(exc)) from None
         interrupts.check()
@@ -598,19 +598,19 @@ def _oracles(args: argparse.Namespace) -> int:
             print(f"  {note}")
         print(f"{len(data['cases'])} pinned witnesses: {target}")
         return 0
-    generated = oracles.generate_all(root)
-    report = oracles.drift(root, generated)
+    generated = generation.generate_all(root)
+    report = drift.drift(root, generated)
     old = report["header"]["from"]
     upgrade = old not in ("none", installed)
     drifted = report["verdict"] == "drift"
     interrupts.check()
     if upgrade or drifted:
-        path = oracles.write_drift_report(root, report)
+        path = drift.write_drift_report(root, report)
         counts = ", ".join(f"{k.replace('_', ' ')}: {v}" for k, v in report["summary"].items())
         print(f"tokenizers {old} -> {installed}: {report['verdict']} ({counts})")
         print(f"drift report: {path}")
     if args.accept or not (upgrade or drifted):
-        written = oracles.write_generated(root, generated)
+        written = generation.write_generated(root, generated)
         print(f"oracles regenerated with tokenizers {installed}: "
               f"{len(written)} file(s) written" + "".join(f"\n  {p}" for p in written))
     else:
