@@ -298,7 +298,7 @@ def _report_path(args: argparse.Namespace) -> Path:
 
 def _dispatch(arguments: list[str]) -> int:
     if arguments[:1] == ["bench"]:
-        from .bench.bench import main as bench_main
+        from .bench.runner import main as bench_main
 
         return bench_main(arguments[1:])
     args = _parser().parse_args(arguments)
