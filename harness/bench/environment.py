@@ -17,7 +17,6 @@ from .scales import Scale
 REPO_ROOT = checkout_root() or Path(".")
 
 
-
 def _cpu_model() -> str:
     try:
         for line in Path("/proc/cpuinfo").read_text(encoding="utf-8").splitlines():

@@ -38,6 +38,7 @@ from .memory import memory_child, section_memory
 from .scales import SCALES, Scale
 from .stages import section_harness
 
+#: The committed figures; written only with ``--write`` (else ``--output`` or stdout).
 COMMITTED_OUTPUT = Path("reports") / "bench.yaml"
 SECTIONS = ("encode", "growth", "long_words", "harness", "decode", "memory")
 
@@ -51,7 +52,6 @@ the fastest repeat, the one least disturbed by other work on the machine).
 The machine's load average is recorded at the start and end of every section: figures
 taken under load are slower, ratios much less so.
 """
-
 
 
 SECTION_FUNCTIONS: dict[str, Callable[[Scale, list[str]], dict[str, Any]]] = {

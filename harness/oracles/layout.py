@@ -98,7 +98,6 @@ def built_fixtures_of(data: Mapping[str, Any]) -> list[str]:
                    if "built_fixture" in entry})
 
 
-
 def document_json(document: Json) -> str:
     """The tokenizer.json text both subjects receive for an oracle row: compact, sorted
     keys. Fixed here, not borrowed, because upstream's load errors quote a serde position
@@ -117,8 +116,6 @@ def flag_meanings(flags: Iterable[str]) -> Json:
             raise ValueError(f"flag {flag!r} has no declared meaning (harness/oracles/cases.py)")
         out[flag] = meaning
     return out
-
-
 
 
 def committed_files(root: Path, paths: Iterable[str]) -> dict[str, str | None]:
