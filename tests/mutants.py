@@ -209,19 +209,19 @@ def lowercase_accepted(mp: pytest.MonkeyPatch) -> None:
         self._byte_ids = [i if i is not None else self._vocab.get(f"<0x{b:02x}>")
                           for b, i in enumerate(self._byte_ids)]
 
-    mp.setattr(bpe, "_check_byte_alphabet", check)
+    mp.setattr(bpe_loader, "_check_byte_alphabet", check)
     mp.setattr(bpe.BpeModel, "__init__", init)
 
 
 def incomplete_alphabet_accepted(mp: pytest.MonkeyPatch) -> None:
     """The alphabet check stops at the lower-case spellings: a missing piece loads."""
-    original = bpe._check_byte_alphabet
+    original = bpe_loader._check_byte_alphabet
 
     def check(vocab: dict[str, int], node: Any) -> None:
         complete = {**vocab, **{bpe.byte_piece(b): -1 for b in range(256)}}
         original(complete, node)
 
-    mp.setattr(bpe, "_check_byte_alphabet", check)
+    mp.setattr(bpe_loader, "_check_byte_alphabet", check)
 
 
 def extra_step_after_strip(mp: pytest.MonkeyPatch) -> None:
@@ -493,7 +493,7 @@ MUTANTS: tuple[Mutant, ...] = (
     Mutant("fuse_unk ignored", "bpe", fuse_unk_ignored, {"fuse_unk": True, "unk": "present"}),
     Mutant("ignore_merges ignored", "bpe", ignore_merges_ignored, {"ignore_merges": True}),
     Mutant("lower-case byte spelling accepted", "bpe", lowercase_accepted),
-    Mutant("incomplete byte alphabet accepted", "bpe", incomplete_alphabet_accepted,
+    Mutant("incomplete byte alphabet accepted", "bpe_loader", incomplete_alphabet_accepted,
            {"byte_fallback": True, "byte_alphabet": "partial"}),
     Mutant("unk_token outside the vocabulary accepted", "bpe_loader",
            unk_outside_vocabulary_accepted, {"unk": "dangling"}),
