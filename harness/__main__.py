@@ -218,6 +218,12 @@ def _parser() -> _Parser:
                      help="a registered subject or cmd:'<command line>' (as for --subject)")
 
     # Listed for --help only: `bench` is dispatched before parsing (see main).
+    from .matrix.command import add_arguments as matrix_arguments
+
+    matrix = sub.add_parser("matrix", help="run every registered subject side by side: "
+                            "reports/matrix/<subject>.yaml and reports/matrix.yaml")
+    matrix_arguments(matrix)
+    _cache_argument(matrix)
     sub.add_parser("bench", add_help=False,
                    help="benchmarks: the reference against tokenizers (encode, cost growth, "
                         "decode), the harness' throughput and peak memory "
@@ -318,6 +324,10 @@ def _dispatch(arguments: list[str]) -> int:
         return _site(args)
     if args.command == "merge":
         return _merge(args)
+    if args.command == "matrix":
+        from .matrix.command import main as matrix_main
+
+        return matrix_main(args)
     return _reproduce(args)
 
 

@@ -40,6 +40,9 @@ class SubjectRow:
     findings_observed: int
     stale_witnesses: int
     seconds: float
+    #: Divergences of its run by severity grade: its failures' and its observed entries'
+    #: (each counted as often as the run met it), graded by their witness.
+    severities: dict[str, int] = field(default_factory=dict)
 
 
 @dataclass
