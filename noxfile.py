@@ -1,4 +1,4 @@
-"""Sessions: tests, lint, conformance (the main job), oracles, bench.
+"""Sessions: tests, lint, conformance (the main job), matrix, oracles, bench.
 
 Every session installs what it needs itself; nothing downloads from a model hub.
 """
@@ -136,6 +136,16 @@ def _checked_version(session: nox.Session, version: str) -> str:
 def _harness_requirements_without_tokenizers() -> list[str]:
     """The harness extra of pyproject.toml, minus its tokenizers pin (installed apart)."""
     return [req for req in _harness_extra() if not req.replace(" ", "").startswith("tokenizers")]
+
+
+@nox.session(python=PYTHON)
+def matrix(session: nox.Session) -> None:
+    """Every registered subject side by side (each in its own process, up to one per
+    core): reports/matrix/<subject>.yaml and reports/matrix.yaml (decision 0036).
+    Arguments after `--` go to `python -m harness matrix` (--subject SPEC, --profile,
+    --jobs N, ...)."""
+    session.install("-e", ".[harness]")
+    session.run("python", "-m", "harness", "matrix", *session.posargs)
 
 
 @nox.session(python=PYTHON)
