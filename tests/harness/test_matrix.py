@@ -147,3 +147,29 @@ def test_the_default_matrix_is_every_registered_subject_but_the_comparators() ->
 ])
 def test_file_names(spec: str, name: str) -> None:
     assert file_name(spec) == name
+
+
+def test_the_site_reads_the_matrix_and_fills_cells_from_the_transplant(
+        faulty_run: tuple[int, str, Path]) -> None:
+    from harness.matrix.site_input import expand
+    from harness.report.files import read_report
+    from harness.site.build import from_conformance, with_transplant
+
+    _, _, output = faulty_run
+    matrix = read_matrix(output)
+    reports, shown = expand([ROOT / "reports" / "conformance.yaml", output])
+    assert reports == [ROOT / "reports" / "conformance.yaml",
+                       output.with_suffix("") / "cmd-faulty-py-counter.yaml"]
+    site = from_conformance([(p.as_posix(), read_report(p)) for p in reports], ROOT)
+    before = {k: c.status for k, c in site.cells.items()}
+    site = with_transplant(site, shown)
+    assert [s.key for s in site.subjects] == ["reference", "faulty"]
+    filled = {k: c for k, c in site.cells.items() if before[k] == "unmeasured"
+              and c.status != "unmeasured"}
+    assert filled, "no cell came from the transplant"
+    transplanted = {(f.source, f.entry): f for f in matrix.findings}
+    for (finding_key, subject), cell in filled.items():
+        assert subject == "faulty"
+        finding = site.finding(finding_key)
+        row = transplanted[("reference", finding.id)]
+        assert (cell.status == "observed") == ("cmd-faulty-py-counter" in row.shown_by)

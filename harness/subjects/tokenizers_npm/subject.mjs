@@ -10,6 +10,9 @@ import { createRequire } from "node:module";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 
+// A panic's message must stay in the last lines of stderr (the harness keeps its tail):
+// no backtrace after it.
+process.env.RUST_BACKTRACE = "0";
 const packageDir = process.argv[2];
 if (!packageDir) {
   process.stderr.write("usage: node subject.mjs <package folder>\n");
