@@ -1,0 +1,74 @@
+"""The control subject (npm ``tokenizers``, harness/subjects/tokenizers_npm/): its one
+entry's recogniser says yes to exactly its mechanism, and a run's pinned witness still
+shows the entry (where node and the pinned package are at hand)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from harness.core.case import Case
+from harness.core.observation import Observation
+from harness.core.outcome import Crashed, Loaded, Outcome, Refused
+from harness.judge.compare import Divergence
+from harness.judge.predicates import ALL, NONE, Context
+from harness.subjects import tokenizers_npm
+from harness.subjects.tokenizers_npm.recognisers import RECOGNISERS
+
+FOLDER = Path(tokenizers_npm.__file__).parent
+PANIC = "range end index 6 out of range for slice of length 5"
+ABORT = (f"the subject was killed by SIGABRT (stderr: thread '<unnamed>' panicked at "
+         f"src/models/bpe/model.rs:267:23: {PANIC} fatal runtime error: failed to "
+         "initiate panic, error 5, aborting)")
+
+
+def _judged(subject: Outcome, upstream: Outcome) -> frozenset[int]:
+    case = Case.from_json(json.loads((FOLDER / "witnesses.json").read_text("utf-8"))
+                          ["cases"][0]["case"])
+    observation = Observation("strict", "load", None, (), subject, upstream)
+    return RECOGNISERS["panic_aborts_process"](Context(case, None),  # type: ignore[arg-type]
+                                                Divergence("load", "", observation))
+
+
+@pytest.mark.parametrize(("subject", "upstream", "expected"), [
+    (Crashed("died", ABORT), Crashed("panic", PANIC), ALL),
+    (Crashed("died", ABORT.replace(PANIC, "another message")), Crashed("panic", PANIC), NONE),
+    (Crashed("died", ABORT.replace("aborting", "exited")), Crashed("panic", PANIC), NONE),
+    (Crashed("timeout", ABORT), Crashed("panic", PANIC), NONE),
+    (Crashed("died", ABORT), Refused("x", PANIC, ""), NONE),
+    (Loaded(), Crashed("panic", PANIC), NONE),
+])
+def test_the_recogniser_says_yes_to_the_abort_of_upstreams_own_panic(
+        subject: Outcome, upstream: Outcome, expected: frozenset[int]) -> None:
+    assert _judged(subject, upstream) == expected
+
+
+def test_every_entry_has_a_recogniser_and_a_pinned_witness() -> None:
+    import yaml
+
+    entries = yaml.safe_load((FOLDER / "expectations.yaml").read_text("utf-8"))["expectations"]
+    pinned = {row["class"] for row in json.loads(
+        (FOLDER / "witnesses.json").read_text("utf-8"))["cases"]}
+    assert {e["recogniser"] for e in entries} <= set(RECOGNISERS)
+    assert {e["id"] for e in entries} == pinned
+
+
+def test_the_pinned_witness_still_shows_its_entry() -> None:
+    pytest.importorskip("tokenizers")
+    if shutil.which("node") is None or not (tokenizers_npm.package_dir()
+                                            / "package.json").is_file():
+        pytest.skip("node or the pinned npm tokenizers is not here")
+    from harness.runs.third_party import check_subject_witnesses
+
+    check = check_subject_witnesses("tokenizers-npm")
+    assert check.stale == [] and set(check.witnesses) == {"panic-aborts-process"}
+
+
+def test_the_pin_is_an_exact_version_and_integrity() -> None:
+    pin: Any = tokenizers_npm.PIN
+    assert pin.package == "tokenizers" and pin.version == "0.23.2"
+    assert pin.integrity.startswith("sha512-") and pin.tarball == "tokenizers-0.23.2.tgz"
