@@ -151,11 +151,13 @@ def matrix(session: nox.Session) -> None:
 @nox.session(python=PYTHON)
 def site(session: nox.Session) -> None:
     """The static site (matrix, a page per finding, subject and real file) from the
-    committed reports into build/site: no server, no network; open build/site/index.html.
+    committed reports (and reports/matrix.yaml: its other subjects and its transplant)
+    into build/site: no server, no network; open build/site/index.html.
     Arguments after `--` replace the defaults (REPORT... --output DIR --against OLD...)."""
     session.install("-e", ".[harness]")
+    matrix = ["reports/matrix.yaml"] if os.path.isfile("reports/matrix.yaml") else []
     args = session.posargs or ["reports/conformance.yaml",
-                               "reports/conformance-transformers-js.yaml",
+                               "reports/conformance-transformers-js.yaml", *matrix,
                                "--output", "build/site"]
     session.run("python", "-m", "harness", "site", *args)
 

@@ -32,23 +32,25 @@ def is_matrix(path: Path) -> bool:
 
 
 def expand(paths: list[Path]) -> tuple[list[Path], dict[tuple[str, str], dict[str, bool]]]:
-    """The reports to render (a matrix summary replaced by its subjects' reports, in
-    order, once each) and the transplant of every matrix summary among ``paths``."""
-    reports: list[Path] = []
+    """The reports to render and the transplant of every matrix summary among ``paths``.
+    A summary brings its subjects' reports, but a subject a report given on its own
+    already judges keeps that report (a fuller run, say), in the order given."""
+    given = [p for p in paths if not is_matrix(p)]
+    taken = {_site_key(p) for p in given}
+    reports = list(given)
     shown: dict[tuple[str, str], dict[str, bool]] = {}
-    for path in paths:
-        if not is_matrix(path):
-            reports.append(path)
-            continue
+    for path in (p for p in paths if is_matrix(p)):
         matrix = parse_matrix(yaml.safe_load(path.read_text(encoding="utf-8")),
                               path.as_posix())
         keys = {row.name: _site_key(Path(row.report)) for row in matrix.subjects
                 if row.report}
-        reports += [Path(row.report) for row in matrix.subjects if row.report]
+        for row in matrix.subjects:
+            if row.report and keys[row.name] not in taken:
+                taken.add(keys[row.name])
+                reports.append(Path(row.report))
         for finding in matrix.findings:
             source = keys.get(finding.source, finding.source)
             shown[(source, finding.entry)] = {
                 keys[cell.subject]: cell.result == "shown" for cell in finding.cells
                 if cell.result != "not-run" and cell.subject in keys}
-    unique = list(dict.fromkeys(reports))
-    return unique, shown
+    return list(dict.fromkeys(reports)), shown

@@ -164,6 +164,9 @@ def test_the_site_reads_the_matrix_and_fills_cells_from_the_transplant(
     before = {k: c.status for k, c in site.cells.items()}
     site = with_transplant(site, shown)
     assert [s.key for s in site.subjects] == ["reference", "faulty"]
+    again, _ = expand([ROOT / "reports" / "conformance.yaml", output,
+                       output.with_suffix("") / "cmd-faulty-py-counter.yaml"])
+    assert again == reports  # a subject given on its own keeps its report
     filled = {k: c for k, c in site.cells.items() if before[k] == "unmeasured"
               and c.status != "unmeasured"}
     assert filled, "no cell came from the transplant"
