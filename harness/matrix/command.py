@@ -1,7 +1,8 @@
 """``python -m harness matrix``: run every registered subject (or those given with
 ``--subject``) side by side and write ``reports/matrix/<subject>.yaml`` and
-``reports/matrix.yaml`` (decision 0036). Each subject's files are written when every job
-has ended; an interrupt ends every child and writes nothing.
+``reports/matrix.yaml`` (decision 0036). Each subject's report is written (atomically) when
+its run ends, the summary when every job has ended; an interrupt ends every child and
+writes no summary.
 """
 
 from __future__ import annotations
@@ -15,7 +16,6 @@ import time
 from pathlib import Path
 from typing import Final
 
-from ..core.canonical import write_atomic
 from ..core.profiles import PROFILES
 from ..subjects import registry
 from .files import write_matrix
@@ -73,17 +73,14 @@ def main(args: argparse.Namespace) -> int:
 
     print(f"matrix: {len(specs)} subject(s), {min(jobs, len(specs))} at once, profile "
           f"{args.profile}", flush=True)
+    folder.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="matrix-") as tmp:
-        outcomes = run_all(specs, Path(tmp), options, jobs=jobs, progress=said)
-        displays = {o.name: (folder / f"{o.name}.yaml").as_posix()
-                    for o in outcomes if o.report is not None}
-        matrix = build(command=command, profile=args.profile, seed=args.seed,
-                       outcomes=outcomes, displays=displays, witnesses=all_witnesses(),
-                       skipped=skipped, wall_seconds=time.monotonic() - started)
-        for outcome in outcomes:
-            if outcome.report is not None:
-                write_atomic(folder / f"{outcome.name}.yaml",
-                             outcome.report.read_text(encoding="utf-8"))
+        outcomes = run_all(specs, folder, Path(tmp), options, jobs=jobs, progress=said)
+    displays = {o.name: (folder / f"{o.name}.yaml").as_posix()
+                for o in outcomes if o.report is not None}
+    matrix = build(command=command, profile=args.profile, seed=args.seed,
+                   outcomes=outcomes, displays=displays, witnesses=all_witnesses(),
+                   skipped=skipped, wall_seconds=time.monotonic() - started)
     write_matrix(matrix, output)
     for row in matrix.subjects:
         print(f"  {row.name} {row.version or '-'}: {row.verdict}"

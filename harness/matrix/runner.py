@@ -85,11 +85,14 @@ def conformance_command(spec: str, report: Path, options: Options) -> list[str]:
     return _python(*words)
 
 
-def run_subject(spec: str, folder: Path, options: Options) -> Outcome:
-    """One subject's job: its conformance run, then its transplant (where it started)."""
+def run_subject(spec: str, folder: Path, scratch: Path, options: Options) -> Outcome:
+    """One subject's job: its conformance run (its report written, atomically, as
+    ``folder/<name>.yaml``: the report names itself in its reproduce commands), then its
+    transplant (into ``scratch``) where the run wrote a report."""
     name = file_name(spec)
     started = time.monotonic()
     report = folder / f"{name}.yaml"
+    report.unlink(missing_ok=True)  # an earlier run's report is not this run's
     outcome = Outcome(name, spec, None, None)
     try:
         done = _run_child(conformance_command(spec, report, options),
@@ -109,7 +112,7 @@ def run_subject(spec: str, folder: Path, options: Options) -> Outcome:
                 f"its run wrote no report (exit status {done.returncode}: "
                 f"{children.excerpt(done)})")
     if outcome.report is not None:
-        outcome.transplant = _transplant(spec, folder / f"{name}.transplant.json", options,
+        outcome.transplant = _transplant(spec, scratch / f"{name}.transplant.json", options,
                                          outcome.notes)
     outcome.seconds = time.monotonic() - started
     return outcome
@@ -169,11 +172,11 @@ def _end_all() -> None:
         children.end_group(process)
 
 
-def run_all(specs: Sequence[str], folder: Path, options: Options, *, jobs: int,
+def run_all(specs: Sequence[str], folder: Path, scratch: Path, options: Options, *, jobs: int,
             progress: Callable[[Outcome], None] | None = None) -> list[Outcome]:
     """Every subject's job, up to ``jobs`` at once; the outcomes in the order of ``specs``."""
     def one(spec: str) -> Outcome:
-        outcome = run_subject(spec, folder, options)
+        outcome = run_subject(spec, folder, scratch, options)
         if progress is not None:
             progress(outcome)
         return outcome

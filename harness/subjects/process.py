@@ -16,6 +16,7 @@ import atexit
 import contextlib
 import json
 import os
+import re
 import select
 import signal
 import subprocess
@@ -41,6 +42,8 @@ MAX_LINE: Final = 64 * 1024 * 1024
 KEEP_LOADED: Final = 8
 #: Characters of the child's stderr kept in a crash's message.
 STDERR_TAIL: Final = 400
+#: The thread id Rust prints after a panicking thread's name (it varies run to run).
+_THREAD_ID: Final = re.compile(r"(thread '[^']*') \(\d+\)")
 
 
 def cut_tail(text: str, *, cut: bool = False, limit: int = STDERR_TAIL) -> str:
@@ -225,6 +228,7 @@ class ProcessSubject:
             text = self._stderr.read().decode("utf-8", "replace")
         except (OSError, ValueError):
             return ""
+        text = _THREAD_ID.sub(r"\1", text)  # Rust's "thread 'x' (12002)": a run's own id
         return cut_tail(" ".join(text.split()), cut=size > STDERR_TAIL)
 
     # -- requests ------------------------------------------------------------------------

@@ -13,7 +13,7 @@ import pytest
 
 from harness.core.case import Case
 from harness.core.observation import Observation
-from harness.core.outcome import Crashed, Loaded, Outcome, Refused
+from harness.core.outcome import Crashed, Decoded, Encoded, Loaded, Outcome, Refused
 from harness.judge.compare import Divergence
 from harness.judge.predicates import ALL, NONE, Context
 from harness.subjects import tokenizers_npm
@@ -26,12 +26,41 @@ ABORT = (f"the subject was killed by SIGABRT (stderr: thread '<unnamed>' panicke
          "initiate panic, error 5, aborting)")
 
 
+def _case(entry: str) -> Case:
+    rows = json.loads((FOLDER / "witnesses.json").read_text("utf-8"))["cases"]
+    return Case.from_json(next(r for r in rows if r["class"] == entry)["case"])
+
+
 def _judged(subject: Outcome, upstream: Outcome) -> frozenset[int]:
-    case = Case.from_json(json.loads((FOLDER / "witnesses.json").read_text("utf-8"))
-                          ["cases"][0]["case"])
     observation = Observation("strict", "load", None, (), subject, upstream)
-    return RECOGNISERS["panic_aborts_process"](Context(case, None),  # type: ignore[arg-type]
-                                                Divergence("load", "", observation))
+    return RECOGNISERS["panic_aborts_process"](
+        Context(_case("panic-aborts-process"), None),  # type: ignore[arg-type]
+        Divergence("load", "", observation))
+
+
+def _encoded(tokens: str) -> Encoded:
+    return Encoded(ids=tuple(range(len(tokens))), tokens=tuple(tokens), spans=(), special_mask=())
+
+
+@pytest.mark.parametrize(("operation", "subject", "upstream", "expected"), [
+    ("encode", _encoded("aBcDEfGHiJKl"), _encoded("ABcdEFGHIJKL"), ALL),
+    ("encode", _encoded("aBcDEfGHiJKx"), _encoded("ABcdEFGHIJKL"), NONE),  # x is no string
+    ("decode", Decoded("a B c D E f G H i J K l"), Decoded("A B c d E F G H I J K L"), ALL),
+    ("decode", Decoded("a B c D E f G H i J K"), Decoded("A B c d E F G H I J K L"), NONE),
+    ("decode", Decoded("aBcDEfGHiJKl"), Decoded("A B c d E F G H I J K L"), NONE),
+])
+def test_the_duplicate_id_recogniser_accepts_only_another_choice_of_string(
+        operation: str, subject: Outcome, upstream: Outcome, expected: frozenset[int]) -> None:
+    pytest.importorskip("tokenizers")
+    given = tuple(range(12)) if operation == "decode" else "abcdefghijkl"
+    options = (("skip_special_tokens", False),) if operation == "decode" else ()
+    observation = Observation("strict", operation, given, options,  # type: ignore[arg-type]
+                              subject, upstream)
+    tier = "decode" if operation == "decode" else "tokens"
+    judged = RECOGNISERS["duplicate_id_string_choice"](
+        Context(_case("duplicate-id-string-choice"), None),  # type: ignore[arg-type]
+        Divergence(tier, "", observation))
+    assert judged == expected
 
 
 @pytest.mark.parametrize(("subject", "upstream", "expected"), [
@@ -65,7 +94,8 @@ def test_the_pinned_witness_still_shows_its_entry() -> None:
     from harness.runs.third_party import check_subject_witnesses
 
     check = check_subject_witnesses("tokenizers-npm")
-    assert check.stale == [] and set(check.witnesses) == {"panic-aborts-process"}
+    assert check.stale == []
+    assert set(check.witnesses) == {"panic-aborts-process", "duplicate-id-string-choice"}
 
 
 def test_the_pin_is_an_exact_version_and_integrity() -> None:

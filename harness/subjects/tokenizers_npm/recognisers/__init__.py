@@ -7,11 +7,14 @@ its mechanism.
 
 from __future__ import annotations
 
+import json
+import re
 from typing import Any
 
-from ....core.outcome import Crashed
+from ....core.outcome import Crashed, Decoded, Encoded, Refused
 from ....judge.compare import Divergence
 from ....judge.predicates import ALL, NONE, Context, Predicate
+from ...upstream import UPSTREAM
 
 #: What Rust prints when a panic cannot unwind out of an ``extern "C"`` frame.
 _ABORT_MARKS = ("panicked at", "aborting")
@@ -39,6 +42,74 @@ def panic_aborts_process(ctx: Context, div: Divergence) -> frozenset[int]:
         else NONE
 
 
+def _shared_ids(vocab: dict[str, Any]) -> dict[int, list[str]]:
+    """The ids the vocabulary gives to more than one string, with those strings."""
+    strings: dict[int, list[str]] = {}
+    for token, index in vocab.items():
+        if isinstance(index, int):
+            strings.setdefault(index, []).append(token)
+    return {i: sorted(t) for i, t in strings.items() if len(t) > 1}
+
+
+def duplicate_id_string_choice(ctx: Context, div: Divergence) -> frozenset[int]:
+    """Several strings share one id: the core's id-to-string map is built from a hash map
+    whose order is seeded per process, so each process keeps its own one of them. Yes
+    when the answers differ only by that choice: the ids agree and every differing token
+    shares its position's id with upstream's; a decode is upstream's decode of the same ids
+    with each shared id spelt by one of its strings (upstream decodes a marker per shared id;
+    each marker may stand for any of that id's strings, raw or as decoded alone)."""
+    shared = _shared_ids(ctx.vocab)
+    obs = div.observation
+    mine, theirs = _subject_side(obs), obs.upstream
+    if not shared:
+        return NONE
+    if isinstance(mine, Encoded) and isinstance(theirs, Encoded):
+        if mine.ids != theirs.ids or len(mine.tokens) != len(theirs.tokens):
+            return NONE
+        differing = [(i, a, b) for i, (a, b) in enumerate(zip(mine.tokens, theirs.tokens,
+                                                                strict=True)) if a != b]
+        return ALL if differing and all(
+            mine.ids[i] in shared and a in shared[mine.ids[i]] and b in shared[mine.ids[i]]
+            for i, a, b in differing) else NONE
+    if not (isinstance(mine, Decoded) and isinstance(theirs, Decoded)
+            and obs.operation == "decode" and isinstance(obs.input, tuple)):
+        return NONE
+    used = sorted(i for i in shared if i in obs.input)
+    if not used:
+        return NONE
+    markers = {k: f"\ue000{chr(0xE001 + n)}\ue000" for n, k in enumerate(used)}
+    skip = bool(obs.option("skip_special_tokens"))
+    marked = _decode_with(ctx, {k: [markers[k]] for k in used}, obs.input, skip)
+    if marked is None:
+        return NONE
+    pattern = re.escape(marked)
+    for k in used:
+        forms = set(shared[k])
+        for token in shared[k]:
+            alone = _decode_with(ctx, {k: [token]}, (k,), skip)
+            if alone is not None:
+                forms.add(alone)
+        alternatives = "|".join(re.escape(f) for f in sorted(forms, key=lambda f: (-len(f), f)))
+        pattern = pattern.replace(re.escape(markers[k]), f"(?:{alternatives})")
+    return ALL if re.fullmatch(pattern, mine.text) else NONE
+
+
+def _decode_with(ctx: Context, strings: dict[int, list[str]], ids: tuple[int, ...],
+                 skip: bool) -> str | None:
+    """Upstream's decode of ``ids`` on the document whose shared ids map to ``strings``
+    only (None where it does not load or decode)."""
+    vocab = {t: i for t, i in ctx.vocab.items() if i not in strings}
+    for index, tokens in strings.items():
+        vocab.update({token: index for token in tokens})
+    document = {**ctx.document, "model": {**ctx.model, "vocab": vocab}}
+    handle = UPSTREAM.load(json.dumps(document, ensure_ascii=False))
+    if isinstance(handle, Refused | Crashed):
+        return None
+    answer = UPSTREAM.decode(handle, ids, skip_special_tokens=skip)
+    return answer.text if isinstance(answer, Decoded) else None
+
+
 RECOGNISERS: dict[str, Predicate] = {function.__name__: function for function in (
     panic_aborts_process,
+    duplicate_id_string_choice,
 )}
