@@ -176,3 +176,45 @@ def test_the_site_reads_the_matrix_and_fills_cells_from_the_transplant(
         finding = site.finding(finding_key)
         row = transplanted[("reference", finding.id)]
         assert (cell.status == "observed") == ("cmd-faulty-py-counter" in row.shown_by)
+
+
+def _processes_with(marker: str) -> list[int]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                words = (entry / "cmdline").read_bytes().split(b"\0")
+            except OSError:
+                continue
+            if marker.encode() in words:
+                found.append(int(entry.name))
+    return found
+
+
+def test_sigterm_stops_the_matrix_promptly_and_writes_no_summary(tmp_path: Path) -> None:
+    import signal
+    import time
+
+    marker = str(tmp_path / "silent-marker")
+    output = tmp_path / "matrix.yaml"
+    misbehaving = ROOT / "tests" / "data" / "subjects" / "misbehaving.py"
+    process = subprocess.Popen(
+        [sys.executable, "-m", "harness", "matrix", "--subject",
+         f"cmd:{sys.executable} {misbehaving} silent {marker}", "--examples", "2",
+         "--real-examples", "-1", "--output", str(output)],
+        cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)}, stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 60
+    while not _processes_with(marker) and time.monotonic() < deadline:
+        time.sleep(0.2)  # the subject has started: the matrix is mid-run
+    assert _processes_with(marker), "the subject never started"
+    started = time.monotonic()
+    process.send_signal(signal.SIGTERM)
+    _, err = process.communicate(timeout=30)
+    left = _processes_with(marker)
+    for pid in left:  # never leave one behind, whatever the assertion says
+        os.kill(pid, signal.SIGKILL)
+    assert process.returncode == 143, err
+    assert time.monotonic() - started < 15
+    assert "interrupted by SIGTERM" in err and not output.exists()
+    assert left == []
