@@ -95,10 +95,39 @@ def test_the_pinned_witness_still_shows_its_entry() -> None:
 
     check = check_subject_witnesses("tokenizers-npm")
     assert check.stale == []
-    assert set(check.witnesses) == {"panic-aborts-process", "duplicate-id-string-choice"}
+    assert set(check.witnesses) == {"panic-aborts-process", "duplicate-id-string-choice",
+                                    "empty-normalized-added-token-loads"}
 
 
 def test_the_pin_is_an_exact_version_and_integrity() -> None:
     pin: Any = tokenizers_npm.PIN
     assert pin.package == "tokenizers" and pin.version == "0.23.2"
     assert pin.integrity.startswith("sha512-") and pin.tarball == "tokenizers-0.23.2.tgz"
+
+
+_PANICKING_CHILD = """
+import json, os, sys
+print(json.dumps({"hello": {"protocol": 1, "name": "p", "version": "0",
+                            "capabilities": ["ids"]}}), flush=True)
+sys.stdin.readline()
+sys.stderr.write("thread '<unnamed>' (4242) panicked at src/x.rs:1:2:\\nthe root cause\\n")
+sys.stderr.write("thread '<unnamed>' (4242) panicked at core/panicking.rs:3:4:\\nagain\\n")
+sys.stderr.write("  frame of a long backtrace\\n" * 400 + "aborting\\n")
+sys.stderr.flush()
+os.abort()
+"""
+
+
+def test_a_crash_keeps_the_first_panic_before_a_long_backtrace() -> None:
+    import sys
+
+    from harness.subjects.process import ProcessSubject
+
+    subject = ProcessSubject([sys.executable, "-c", _PANICKING_CHILD], timeout=20)
+    try:
+        answer = subject.load("{}")
+    finally:
+        subject.close()
+    assert isinstance(answer, Crashed) and answer.kind == "died", answer
+    assert "panicked at src/x.rs:1:2: the root cause" in answer.message
+    assert "(4242)" not in answer.message and answer.message.rstrip(")").endswith("aborting")

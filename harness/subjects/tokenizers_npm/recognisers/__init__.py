@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any
+from typing import Any, Final
 
 from ....core.outcome import Crashed, Decoded, Encoded, Refused
 from ....judge.compare import Divergence
 from ....judge.predicates import ALL, NONE, Context, Predicate
-from ...upstream import UPSTREAM
+from ...upstream import UPSTREAM, normalize
 
 #: What Rust prints when a panic cannot unwind out of an ``extern "C"`` frame.
 _ABORT_MARKS = ("panicked at", "aborting")
@@ -109,7 +109,33 @@ def _decode_with(ctx: Context, strings: dict[int, list[str]], ids: tuple[int, ..
     return answer.text if isinstance(answer, Decoded) else None
 
 
+#: tokenizers 0.23.1's refusal of an added token whose normalized form is empty (the
+#: Aho-Corasick builder's); the 0.23.2 core (and 0.23.3 on PyPI) builds the matcher anyway.
+_EMPTY_PATTERN: Final = "pattern.len() must be >= 1"
+
+
+def empty_normalized_added_token_loads(ctx: Context, div: Divergence) -> frozenset[int]:
+    """A version difference of the core, not the binding's: a normalized added token that
+    the file's normalizer turns into nothing makes 0.23.1 refuse the file; 0.23.2 loads it.
+    Yes when upstream refuses with exactly that error, the subject loads, and upstream's own
+    normalizer (on the file without its added tokens) maps such a token's content to ""."""
+    obs = div.observation
+    if obs.operation != "load" or not isinstance(obs.upstream, Refused) \
+            or _EMPTY_PATTERN not in obs.upstream.message \
+            or isinstance(_subject_side(obs), Refused | Crashed):
+        return NONE
+    handle = UPSTREAM.load(json.dumps({**ctx.document, "added_tokens": []},
+                                      ensure_ascii=False))
+    if isinstance(handle, Refused | Crashed):
+        return NONE
+    tokens = ctx.document.get("added_tokens") or []
+    return ALL if any(isinstance(t, dict) and t.get("normalized") and isinstance(
+        t.get("content"), str) and t["content"] and normalize(handle, t["content"]) == ""
+        for t in tokens) else NONE
+
+
 RECOGNISERS: dict[str, Predicate] = {function.__name__: function for function in (
     panic_aborts_process,
     duplicate_id_string_choice,
+    empty_normalized_added_token_loads,
 )}
