@@ -170,9 +170,9 @@ def expectations_path(name: str, expectations: str | None) -> str:
     """The expectations file a run of the subject ``name`` (its hello's) is judged by."""
     if expectations is not None:
         return expectations
-    if name.startswith(tokenizers_version.HELLO_PREFIX):  # one file per API family
-        return tokenizers_version.expectations_display(name)
-    entry = registry.lookup(name)
+    entry = registry.lookup(name)  # a registered name first: tokenizers-npm is one
+    if entry is None and name.startswith(tokenizers_version.HELLO_PREFIX):
+        return tokenizers_version.expectations_display(name)  # one file per API family
     if entry is None or entry.file(EXPECTATIONS) is None:
         return "(none)"
     return entry.display(EXPECTATIONS)

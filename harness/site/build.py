@@ -177,5 +177,23 @@ def _sentence(text: str) -> str:
     return (match.group(1) if match else text.strip()).replace("\n", " ")
 
 
+def slug(text: str) -> str:
+    """A subject's or finding's key in the site (file names, anchors)."""
+    return _slug(text)
+
+
 def _slug(text: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
+
+
+def with_transplant(site: Site, shown: dict[tuple[str, str], dict[str, bool]]) -> Site:
+    """``site`` with the cells no report measured filled from a matrix' transplant:
+    ``shown[(origin subject, finding id)][subject]`` says whether that subject shows the
+    finding's pinned witness (a cell then counts that one witness). Measured cells stay."""
+    for finding in site.findings:
+        row = shown.get((finding.origin, finding.id), {})
+        for subject in site.subjects:
+            key = (finding.key, subject.key)
+            if site.cells[key].status == "unmeasured" and subject.key in row:
+                site.cells[key] = Cell("observed", 1) if row[subject.key] else Cell("absent")
+    return site

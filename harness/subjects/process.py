@@ -16,6 +16,7 @@ import atexit
 import contextlib
 import json
 import os
+import re
 import select
 import signal
 import subprocess
@@ -41,6 +42,11 @@ MAX_LINE: Final = 64 * 1024 * 1024
 KEEP_LOADED: Final = 8
 #: Characters of the child's stderr kept in a crash's message.
 STDERR_TAIL: Final = 400
+#: Bytes of the end of stderr searched for a Rust panic's message (kept before the tail).
+PANIC_WINDOW: Final = 64 * 1024
+_PANIC: Final = re.compile(r"thread '[^']*' panicked at [^\n]*\n[^\n]*")
+#: The thread id Rust prints after a panicking thread's name (it varies run to run).
+_THREAD_ID: Final = re.compile(r"(thread '[^']*') \(\d+\)")
 
 
 def cut_tail(text: str, *, cut: bool = False, limit: int = STDERR_TAIL) -> str:
@@ -221,11 +227,18 @@ class ProcessSubject:
         try:
             self._stderr.seek(0, os.SEEK_END)
             size = self._stderr.tell()
-            self._stderr.seek(max(0, size - STDERR_TAIL - 1))
+            self._stderr.seek(max(0, size - PANIC_WINDOW))
             text = self._stderr.read().decode("utf-8", "replace")
         except (OSError, ValueError):
             return ""
-        return cut_tail(" ".join(text.split()), cut=size > STDERR_TAIL)
+        text = _THREAD_ID.sub(r"\1", text)  # Rust's "thread 'x' (12002)": a run's own id
+        tail = cut_tail(" ".join(text[-STDERR_TAIL - 1:].split()), cut=size > STDERR_TAIL)
+        panics = _PANIC.findall(text)  # a backtrace after it must not hide what panicked
+        if panics:  # the first: a panic while panicking follows the one that matters
+            said = " ".join(panics[0].split())[:STDERR_TAIL]
+            if said not in tail:
+                return f"{said} … {tail.removeprefix('…')}"
+        return tail
 
     # -- requests ------------------------------------------------------------------------
 
