@@ -21,6 +21,7 @@ from .cli import (
     check_subject,
     conformance,
     fetch,
+    matrix,
     merge,
     oracles,
     report,
@@ -177,10 +178,10 @@ def _parser() -> Parser:
 
     from .matrix.command import add_arguments as matrix_arguments
 
-    matrix = sub.add_parser("matrix", help="run every registered subject side by side: "
+    matrix_command = sub.add_parser("matrix", help="run every registered subject side by side: "
                             "reports/matrix/<subject>.yaml and reports/matrix.yaml")
-    matrix_arguments(matrix)
-    cache_argument(matrix)
+    matrix_arguments(matrix_command)
+    cache_argument(matrix_command)
     # Listed for --help only: `bench` is dispatched before parsing (see main).
     sub.add_parser("bench", add_help=False,
                    help="benchmarks: the reference against tokenizers (encode, cost growth, "
@@ -193,7 +194,7 @@ def _parser() -> Parser:
 COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     "conformance": conformance.run, "merge": merge.run, "fetch": fetch.run,
     "report": report.run, "reproduce": reproduce.run, "oracles": oracles.run,
-    "site": site.run, "check-subject": check_subject.run, "matrix": _matrix,
+    "site": site.run, "check-subject": check_subject.run, "matrix": matrix.run,
 }
 
 #: Set by nox in the commands it runs: then the harness stops when nox goes away.
