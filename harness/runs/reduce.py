@@ -1,10 +1,10 @@
 """A failure witness made smaller, document and input: after the witness search, the
 smallest case showing a failure signature (the search's, else the explored one) is
-reduced greedily — whole inputs dropped, components set to null, chunks of the added
-tokens and merges removed, chunks of each text cut, chunks of the vocabulary removed — each step kept only when
-the case still shows the signature and is smaller. The same for our reference and for a
-third-party subject (docs/decisions/0036-one-vocabulary-for-the-two-sides.md); every
-step is judged by the run's own engine, so a reduction never changes what is shown.
+reduced greedily (whole inputs dropped, components set to null, chunks of the added
+tokens and merges removed, chunks of each text cut, chunks of the vocabulary removed),
+each step kept only when the case still shows the signature and is smaller. The same for
+our reference and for a third-party subject (docs/decisions/0036-*.md); every step is
+judged by the run's own engine, so a reduction never changes what is shown.
 """
 
 from __future__ import annotations
