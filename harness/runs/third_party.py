@@ -25,6 +25,7 @@ from typing import Any, Final, cast
 
 from ..core.case import Case
 from ..core.observation import Observation
+from ..judge.compare import SUBJECT_SIDE
 from ..judge.coverage import rules_exercised
 from ..judge.expectations import Expectations, ExpectationsError, empty, parse
 from ..judge.predicates import Predicate
@@ -214,7 +215,7 @@ def engine_for(run: str) -> SubjectEngine:
 
     engine = Engine(observe=observe, capabilities=subject.capabilities,
                     rules=rules_exercised, features=case_features,
-                    classes=wired.classes)
+                    classes=wired.classes, side=SUBJECT_SIDE)
     return SubjectEngine(spec, subject, wired, engine)
 
 

@@ -79,7 +79,7 @@ def _class_finding(key: str, cls: ClassEntry, report: Report, subject: SubjectVi
     record, record_title = record_of(cls.decision, root)
     witness = cls.witness
     if witness is not None:
-        grade, reason = severity.derive(witness.operation, witness.tier, witness.reference,
+        grade, reason = severity.derive(witness.operation, witness.tier, witness.outcome,
                                         witness.upstream)
     else:
         grade = severity.DECLARED.get(cls.id, "text")
@@ -97,7 +97,7 @@ def _class_finding(key: str, cls: ClassEntry, report: Report, subject: SubjectVi
 def _failure_finding(key: str, entry: Failure, subject: SubjectView, upstream: str
                      ) -> FindingView:
     witness = entry.witness
-    grade, reason = severity.derive(witness.operation, witness.tier, witness.reference,
+    grade, reason = severity.derive(witness.operation, witness.tier, witness.outcome,
                                     witness.upstream)
     where = f" on {witness.fixture}" if witness.fixture else ""
     return FindingView(
@@ -127,7 +127,7 @@ def _witness(witness: Witness | None, subject: SubjectView, upstream: str
         document = json.dumps(witness.case["document"], ensure_ascii=False, sort_keys=True,
                               indent=2)
     outputs = [Output(upstream, witness.upstream or {})]
-    outputs.append(Output(f"{subject.name} {subject.version}", witness.reference or {}))
+    outputs.append(Output(f"{subject.name} {subject.version}", witness.outcome or {}))
     return WitnessView(detail=witness.detail, operation=witness.operation or "?",
                        tier=witness.tier or "?", track=witness.track or "?",
                        input=witness.input, options=dict(witness.options),

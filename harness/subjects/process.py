@@ -181,6 +181,7 @@ class ProcessSubject:
         self._loaded.clear()
         self._generation += 1
         self._stderr = tempfile.TemporaryFile()  # noqa: SIM115 - closed by _stop()
+        started = time.monotonic()
         try:
             self._proc = subprocess.Popen(
                 self.command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
@@ -190,7 +191,7 @@ class ProcessSubject:
                                     f"{exc.strerror or exc}") from None
         self._owner = os.getpid()
         try:
-            line = self._read_line(time.monotonic() + START_TIMEOUT)
+            line = self._read_line(started + START_TIMEOUT, started)
             hello = json.loads(line)["hello"]
             if hello.get("protocol") != PROTOCOL_VERSION:
                 raise ValueError(f"protocol {hello.get('protocol')!r}, expected "
@@ -278,10 +279,11 @@ class ProcessSubject:
         self._next_id += 1
         number = self._next_id
         payload = json.dumps({"id": number, **request}) + "\n"  # ASCII: lone surrogates travel
-        deadline = time.monotonic() + self.timeout
+        started = time.monotonic()
+        deadline = started + self.timeout
         try:
-            self._write(payload.encode("utf-8"), deadline)
-            line = self._read_line(deadline)
+            self._write(payload.encode("utf-8"), deadline, started)
+            line = self._read_line(deadline, started)
             return self._parse(line, number)
         except _ChildFailedError as failed:
             return self._crashed(failed.kind, failed.message)
@@ -316,14 +318,14 @@ class ProcessSubject:
         text = message + (f" (stderr: {tail})" if tail else "")
         return Crashed(kind, text)  # type: ignore[arg-type]
 
-    def _write(self, data: bytes, deadline: float) -> None:
+    def _write(self, data: bytes, deadline: float, started: float) -> None:
         assert self._proc is not None and self._proc.stdin is not None
         fd = self._proc.stdin.fileno()
         view = memoryview(data)
         while view:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
-                raise _ChildFailedError("timeout", f"no request read within {self.timeout:g} s")
+                raise _ChildFailedError("timeout", f"no request read in {_waited(started)}")
             _, writable, _ = select.select([], [fd], [], remaining)
             if not writable:
                 continue
@@ -333,7 +335,9 @@ class ProcessSubject:
                 raise _ChildFailedError("died", self._exit_message()) from None
             view = view[written:]
 
-    def _read_line(self, deadline: float) -> bytes:
+    def _read_line(self, deadline: float, started: float) -> bytes:
+        """The next line of the child's output, waited for until ``deadline`` (a timeout
+        says how long it was waited for since ``started``)."""
         assert self._proc is not None and self._proc.stdout is not None
         fd = self._proc.stdout.fileno()
         while True:
@@ -346,7 +350,7 @@ class ProcessSubject:
                 raise _ChildFailedError("protocol", f"an answer longer than {MAX_LINE} bytes")
             remaining = deadline - time.monotonic()
             if remaining <= 0:
-                raise _ChildFailedError("timeout", f"no answer within {self.timeout:g} s")
+                raise _ChildFailedError("timeout", f"no answer in {_waited(started)}")
             readable, _, _ = select.select([fd], [], [], remaining)
             if not readable:
                 continue
@@ -378,6 +382,11 @@ def _encoded(answer: dict[str, Any]) -> Encoded:
                    sequence_ids=tuple(answer.get("sequence_ids", ())),
                    type_ids=tuple(answer.get("type_ids", ())),
                    attention_mask=tuple(answer.get("attention_mask", ())))
+
+
+def _waited(started: float) -> str:
+    """The time waited since ``started``, as a timeout message states it."""
+    return f"{time.monotonic() - started:.1f} s"
 
 
 def _clip(line: bytes) -> str:
