@@ -40,8 +40,7 @@ def subject_row(outcome: Outcome, report: Report | None, display: str) -> Subjec
 
 
 def _grade(witness: Witness) -> str:
-    mine = getattr(witness, "subject", getattr(witness, "reference", None))
-    return derive(witness.operation, witness.tier, mine, witness.upstream)[0]
+    return derive(witness.operation, witness.tier, witness.outcome, witness.upstream)[0]
 
 
 def severities(report: Report) -> dict[str, int]:

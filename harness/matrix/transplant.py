@@ -22,11 +22,6 @@ from ..site.severity import derive
 from .witnesses import REFERENCE, all_witnesses
 
 
-def _subject_outcome(observation: Any) -> Any:
-    """The subject's side (``Observation.subject``; ``reference`` before the rename)."""
-    return getattr(observation, "subject", getattr(observation, "reference", None))
-
-
 def evaluator(spec: str) -> tuple[Callable[[Case], tuple[Any, Judgement]], str, str]:
     """The case evaluator of ``spec``, its name and its version."""
     if spec == REFERENCE:
@@ -55,7 +50,7 @@ def replay(spec: str) -> dict[str, Any]:
             continue
         first = judgement.verdicts[0].divergence
         obs = first.observation
-        grade, _ = derive(obs.operation, first.tier, outcome_to_json(_subject_outcome(obs)),
+        grade, _ = derive(obs.operation, first.tier, outcome_to_json(obs.subject),
                           outcome_to_json(obs.upstream))
         explained = sorted({c for v in judgement.verdicts for c in v.classes})
         rows[pinned.id] = {"result": "shown", "grade": grade, "explained_by": explained}
