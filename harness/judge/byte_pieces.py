@@ -6,7 +6,7 @@ decorated-byte-fallback predicate."""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -19,7 +19,7 @@ class _Symbol:
     positions: list[int] = field(default_factory=list)
 
 
-def byte_piece_violations(enc: Encoded, texts: Sequence[str], model: dict[str, Any],
+def byte_piece_violations(enc: Encoded, texts: Sequence[str], model: Mapping[str, Any],
                           plain: bool) -> dict[int, str]:
     """Positions of byte pieces whose span breaks ``oc-byte-fallback-spans``: the pieces
     of one symbol (a character with the model's prefix before it unless it starts the

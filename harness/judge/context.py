@@ -7,10 +7,10 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from functools import cached_property
-from typing import Any
 
 from ..core.case import Case
 from ..core.outcome import Crashed, Outcome, Refused
+from ..documents.view import DocumentView
 from .compare import Divergence
 from .replay import Replayer, Side
 from .specification import Specification, broken_rules
@@ -29,11 +29,8 @@ class Context:
     def __init__(self, case: Case, replay: Replayer) -> None:
         self.case = case
         self.replay = replay
-        self.document = case.document
-        model = case.document.get("model")
-        self.model: dict[str, Any] = model if isinstance(model, dict) else {}
-        vocab = self.model.get("vocab")
-        self.vocab: dict[str, Any] = vocab if isinstance(vocab, dict) else {}
+        #: The document, read through its typed view (``doc.raw``: the dict itself).
+        self.doc = DocumentView(case.document)
         #: Predicates a predicate composed with for its last answer (their names).
         self.also: list[str] = []
         #: The names of the predicates in force for this judgement (every class the judge
@@ -51,7 +48,7 @@ class Context:
 
     @cached_property
     def broken(self) -> dict[str, set[str]]:
-        return broken_rules(self.document)
+        return broken_rules(self.case.document)
 
     @property
     def lenient(self) -> Outcome:
@@ -65,15 +62,6 @@ class Context:
 
     def loads(self, side: Side) -> bool:
         return not isinstance(self.replay.load(side, self.json), Refused | Crashed)
-
-    @property
-    def byte_fallback(self) -> bool:
-        return self.model.get("byte_fallback") is True
-
-    @property
-    def unk_token(self) -> str | None:
-        unk = self.model.get("unk_token")
-        return unk if isinstance(unk, str) else None
 
     def lenient_loaded(self) -> bool:
         return self.loads("lenient")

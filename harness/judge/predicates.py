@@ -75,16 +75,16 @@ def _refused_where_broken(ctx: Context, div: Divergence, rule: str) -> bool:
 
 # -- strictness at load -----------------------------------------------------------------
 def strict_byte_alphabet_incomplete(ctx: Context, div: Divergence) -> frozenset[int]:
-    missing = [p for p in BYTE_PIECES if p not in ctx.vocab]
-    return _yes(_strict_load(div, "byte-alphabet-incomplete") and ctx.byte_fallback
+    missing = [p for p in BYTE_PIECES if p not in ctx.doc.vocab]
+    return _yes(_strict_load(div, "byte-alphabet-incomplete") and ctx.doc.byte_fallback
                 and bool(missing) and div.observation.track == "strict"
                 and _refused_where_broken(ctx, div, "byte-alphabet-incomplete")
                 and _lenient_accounted_for(ctx))
 
 
 def strict_byte_piece_lowercase(ctx: Context, div: Divergence) -> frozenset[int]:
-    lower = [p for p in ctx.vocab if _LOWER_BYTE_PIECE.fullmatch(p)]
-    return _yes(_strict_load(div, "byte-piece-lowercase") and ctx.byte_fallback
+    lower = [p for p in ctx.doc.vocab if _LOWER_BYTE_PIECE.fullmatch(p)]
+    return _yes(_strict_load(div, "byte-piece-lowercase") and ctx.doc.byte_fallback
                 and bool(lower) and div.observation.track == "strict"
                 and _refused_where_broken(ctx, div, "byte-piece-lowercase")
                 and _lenient_accounted_for(ctx))
@@ -99,33 +99,33 @@ def _decoder_types(decoder: Any) -> list[Any]:
 
 
 def strict_decoder_shape(ctx: Context, div: Divergence) -> frozenset[int]:
-    decoder = ctx.document.get("decoder")
+    decoder = ctx.doc.component("decoder")
     reproduced = (
         isinstance(decoder, dict) and decoder.get("type") == "ByteFallback"
     ) or _decoder_types(decoder) == ["Replace", "ByteFallback", "Fuse", "Strip"]
-    return _yes(_strict_load(div, "decoder-shape") and ctx.byte_fallback and not reproduced
+    return _yes(_strict_load(div, "decoder-shape") and ctx.doc.byte_fallback and not reproduced
                 and div.observation.track == "strict"
                 and _refused_where_broken(ctx, div, "decoder-shape")
                 and _lenient_accounted_for(ctx))
 
 
 def strict_unk_token_not_in_vocabulary(ctx: Context, div: Divergence) -> frozenset[int]:
-    unk = ctx.unk_token
+    unk = ctx.doc.unk_token
     return _yes(_strict_load(div, "unk-token-not-in-vocabulary") and unk is not None
-                and unk not in ctx.vocab
+                and unk not in ctx.doc.vocab
                 and _refused_where_broken(ctx, div, "unk-token-not-in-vocabulary")
                 and _lenient_accounted_for(ctx))
 
 
 def strict_dropout_nondeterministic(ctx: Context, div: Divergence) -> frozenset[int]:
-    dropout = ctx.model.get("dropout")
+    dropout = ctx.doc.dropout
     return _yes(_strict_load(div, "dropout-nondeterministic")
                 and isinstance(dropout, int | float) and 0.0 < float(dropout) < 1.0
                 and _refused_where_broken(ctx, div, "dropout-nondeterministic"))
 
 
 def strict_duplicate_id(ctx: Context, div: Divergence) -> frozenset[int]:
-    ids = [v for v in ctx.vocab.values() if isinstance(v, int)]
+    ids = [v for v in ctx.doc.vocab.values() if isinstance(v, int)]
     return _yes(_strict_load(div, "duplicate-id") and len(ids) != len(set(ids))
                 and _refused_where_broken(ctx, div, "duplicate-id"))
 
@@ -134,7 +134,7 @@ def strict_unreproducible_regex(ctx: Context, div: Divergence) -> frozenset[int]
     ref = div.observation.subject
     return _yes(_strict_load(div, "unsupported-component") and isinstance(ref, Refused)
                 and ref.path.endswith(".Regex")
-                and isinstance(_at_path(ctx.document, ref.path), str))
+                and isinstance(_at_path(ctx.doc.raw, ref.path), str))
 
 
 def strict_regex_backtracking(ctx: Context, div: Divergence) -> frozenset[int]:
@@ -144,7 +144,7 @@ def strict_regex_backtracking(ctx: Context, div: Divergence) -> frozenset[int]:
     ref = div.observation.subject
     return _yes(_strict_load(div, "regex-backtracking") and isinstance(ref, Refused)
                 and ref.path.endswith(".Regex")
-                and isinstance(_at_path(ctx.document, ref.path), str))
+                and isinstance(_at_path(ctx.doc.raw, ref.path), str))
 
 
 _PATH_STEP = re.compile(r"\.([A-Za-z_][A-Za-z0-9_]*)|\[([0-9]+)\]")
@@ -183,11 +183,11 @@ def upstream_panic_refused(ctx: Context, div: Divergence) -> frozenset[int]:
     ref = obs.subject
     if not isinstance(ref, Refused):
         return NONE
-    prefix = ctx.model.get("continuing_subword_prefix")
+    prefix = ctx.doc.continuing_subword_prefix
     prefix_len = len(prefix.encode()) if isinstance(prefix, str) else 0
-    max_len = max((len(k.encode()) for k in ctx.vocab), default=0)
-    for index, a, b in _merge_pairs(ctx.model.get("merges")):
-        if a not in ctx.vocab or b not in ctx.vocab:
+    max_len = max((len(k.encode()) for k in ctx.doc.vocab), default=0)
+    for index, a, b in _merge_pairs(ctx.doc.merges):
+        if a not in ctx.doc.vocab or b not in ctx.doc.vocab:
             return NONE  # upstream would have errored before any panic
         b_bytes = b.encode()
         # Our side: the refusal names this very merge.
@@ -198,7 +198,7 @@ def upstream_panic_refused(ctx: Context, div: Divergence) -> frozenset[int]:
             result = a + b_bytes[prefix_len:].decode()
         except UnicodeDecodeError:
             return NONE
-        if result not in ctx.vocab:
+        if result not in ctx.doc.vocab:
             too_long = len(a.encode()) + len(b_bytes) - prefix_len > max_len
             return _yes(too_long and ref.rule == "merge-out-of-vocabulary" and here)
     return NONE
@@ -228,7 +228,7 @@ def normalizer_insertion_panic(ctx: Context, div: Divergence) -> frozenset[int]:
     ref = obs.subject
     if not isinstance(ref, Refused) or not _refusal_names_the_document(ctx, ref):
         return NONE
-    normalizer = ctx.document.get("normalizer")
+    normalizer = ctx.doc.component("normalizer")
     steps = normalizer.get("normalizers") if isinstance(normalizer, dict) else None
     if not isinstance(steps, list) or not all(isinstance(s, dict) for s in steps):
         return NONE
@@ -253,7 +253,7 @@ def _refusal_names_the_document(ctx: Context, ref: Refused) -> bool:
         return True
     return (ref.rule in ("unsupported-component", "regex-backtracking")
             and ref.path.startswith("$.normalizer") and ref.path.endswith(".pattern.Regex")
-            and isinstance(_at_path(ctx.document, ref.path), str))
+            and isinstance(_at_path(ctx.doc.raw, ref.path), str))
 
 
 def _upstream_loads_without(ctx: Context, steps: list[Any], gone: set[int]) -> bool | None:
@@ -262,7 +262,7 @@ def _upstream_loads_without(ctx: Context, steps: list[Any], gone: set[int]) -> b
     if not ctx.replay.available("upstream"):
         return None
     kept = [step for i, step in enumerate(steps) if i not in gone]
-    document = ctx.document
+    document = ctx.doc.raw
     changed = {**document, "normalizer": {**document["normalizer"], "normalizers": kept}}
     return isinstance(ctx.replay.load("upstream", json.dumps(changed, ensure_ascii=False)),
                       Loaded)
@@ -298,7 +298,7 @@ def _strip_panics(ctx: Context, obs: Observation) -> bool:
     nothing there, as decision 0010 says (the reference's text is the chain's, with each
     such token cut to "")."""
     side: Side = obs.track
-    decoder = ctx.document.get("decoder")
+    decoder = ctx.doc.component("decoder")
     if not ctx.loads(side) or not isinstance(decoder, dict):
         return False
     if not isinstance(obs.input, tuple) or not isinstance(obs.subject, Decoded):
@@ -325,14 +325,14 @@ def metaspace_decoder_not_applied(ctx: Context, div: Divergence) -> frozenset[in
     """Our decoder chain with every Metaspace step applied the way upstream applies it
     must give upstream's text, while ours keeps the escaped text (Metaspace = identity)."""
     obs = div.observation
-    if obs.operation != "decode" or "Metaspace" not in _step_types(ctx.document.get("decoder")):
+    if obs.operation != "decode" or "Metaspace" not in _step_types(ctx.doc.component("decoder")):
         return NONE
     side: Side = obs.track
     if not isinstance(obs.subject, Decoded) or not isinstance(obs.upstream, Decoded):
         return NONE
     if not ctx.loads(side) or not isinstance(obs.input, tuple):
         return NONE
-    decoder = ctx.document.get("decoder")
+    decoder = ctx.doc.component("decoder")
     if not isinstance(decoder, dict):
         return NONE
     skip = bool(obs.option("skip_special_tokens", True))
@@ -375,7 +375,7 @@ def strict_decode_unknown_id(ctx: Context, div: Divergence) -> frozenset[int]:
             or not isinstance(obs.upstream, Decoded | Crashed)
             or not isinstance(obs.input, tuple) or not ctx.lenient_loaded()):
         return NONE
-    known = known_ids(ctx.document)
+    known = known_ids(ctx.doc.raw)
     unknown = [k for k, i in enumerate(obs.input) if i not in known]
     assert isinstance(obs.subject, Refused)
     if not unknown or obs.subject.path != f"ids[{unknown[0]}]":
@@ -397,7 +397,7 @@ def strict_decode_unknown_id(ctx: Context, div: Divergence) -> frozenset[int]:
 def strict_character_dropped(ctx: Context, div: Divergence) -> frozenset[int]:
     obs = div.observation
     if (obs.operation != "encode" or not _refused_with(obs.subject, "character-dropped")
-            or not isinstance(obs.upstream, Encoded) or ctx.unk_token is not None
+            or not isinstance(obs.upstream, Encoded) or ctx.doc.unk_token is not None
             or not isinstance(obs.input, str) or not ctx.lenient_loaded()):
         return NONE
     # Our side: some word of the input really has a symbol with no piece to fall to.

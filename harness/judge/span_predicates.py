@@ -50,8 +50,8 @@ def _template_special_positions(ctx: Context, obs: Observation, ref: Encoded) ->
     our token there is that special."""
     pair = obs.option("pair") is not None
     add = bool(obs.option("add_special_tokens", True))
-    counts = sequence_counts(ctx.document, ref, pair, add)
-    layout = None if counts is None else template_layout(ctx.document, counts, pair, add)
+    counts = sequence_counts(ctx.doc.raw, ref, pair, add)
+    layout = None if counts is None else template_layout(ctx.doc.raw, counts, pair, add)
     if layout is None or len(layout) != len(ref.ids):
         return set()
     return {i for i, slot in enumerate(layout)
@@ -60,12 +60,11 @@ def _template_special_positions(ctx: Context, obs: Observation, ref: Encoded) ->
 
 def decorated_byte_fallback_spans(ctx: Context, div: Divergence) -> frozenset[int]:
     pair = _encodings(div)
-    decorated = ctx.model.get("continuing_subword_prefix") or ctx.model.get("end_of_word_suffix")
-    if pair is None or div.tier != "spans" or not ctx.byte_fallback or not decorated:
+    if pair is None or div.tier != "spans" or not ctx.doc.byte_fallback \
+            or not ctx.doc.decorated:
         return NONE
     ref, up = pair
-    prefix, suffix = ctx.model.get("continuing_subword_prefix"), ctx.model.get(
-        "end_of_word_suffix")
+    prefix, suffix = ctx.doc.continuing_subword_prefix, ctx.doc.end_of_word_suffix
     words = _words_with_decorated_bytes(ref, div.observation,
                                         prefix if isinstance(prefix, str) else "",
                                         suffix if isinstance(suffix, str) else "")
@@ -73,8 +72,8 @@ def decorated_byte_fallback_spans(ctx: Context, div: Divergence) -> frozenset[in
     obs = div.observation
     texts = (obs.input if isinstance(obs.input, str) else "",
              *([obs.option("pair")] if isinstance(obs.option("pair"), str) else []))
-    wrong = byte_piece_violations(ref, texts, ctx.model, plain=(
-        ctx.document.get("normalizer") is None and ctx.document.get("pre_tokenizer") is None))
+    wrong = byte_piece_violations(ref, texts, ctx.doc.model, plain=(
+        not ctx.doc.present("normalizer") and not ctx.doc.present("pre_tokenizer")))
     bad_words = {_word_key(ref, i) for i in wrong}
     return frozenset(i for i in _differing_spans(ref, up)
                      if i < len(ref.word_ids) and ref.word_ids[i] is not None
@@ -88,7 +87,7 @@ def byte_level_trimmed_offsets(ctx: Context, div: Divergence) -> frozenset[int]:
     trimmed as upstream trims, and ours is the contract's span (``byte_level_spans``; over
     a pipeline without a ByteLevel pre-tokenizer, tokens that spell their characters)."""
     pair = _encodings(div)
-    steps = trimming_steps(ctx.document)
+    steps = trimming_steps(ctx.doc.raw)
     if pair is None or div.tier != "spans" or not steps:
         return NONE
     ref, up = pair
@@ -96,7 +95,7 @@ def byte_level_trimmed_offsets(ctx: Context, div: Divergence) -> frozenset[int]:
     texts = (obs.input if isinstance(obs.input, str) else "",
              *([obs.option("pair")] if isinstance(obs.option("pair"), str) else []))
     trimmed = upstream_trimmed_spans(ref, steps)
-    contract = byte_level_spans(ref, texts, ctx.document, ctx.spec.aligned, plain=True)
+    contract = byte_level_spans(ref, texts, ctx.doc.raw, ctx.spec.aligned, plain=True)
     return frozenset(i for i in _differing_spans(ref, up)
                      if i < min(len(ref.ids), len(up.ids)) and ref.ids[i] == up.ids[i]
                      and up.spans[i] == trimmed[i] and contract.get(i) == ref.spans[i])
@@ -182,7 +181,7 @@ def dropped_character_offsets(ctx: Context, div: Divergence) -> frozenset[int]:
     words, the tokens agree, and each differing upstream span lies at or left of ours."""
     pair = _encodings(div)
     obs = div.observation
-    if (pair is None or div.tier != "spans" or ctx.unk_token is not None
+    if (pair is None or div.tier != "spans" or ctx.doc.unk_token is not None
             or obs.track != "lenient" or not ctx.lenient_loaded()
             or not isinstance(obs.input, str)):
         return NONE
@@ -203,16 +202,16 @@ def dropped_character_offsets(ctx: Context, div: Divergence) -> frozenset[int]:
 def _drops_a_symbol(ctx: Context, word: str) -> bool:
     """Some symbol of the word (a character, decorated as upstream decorates it) has no
     piece and no complete byte pieces, so that without an unk token it is dropped."""
-    prefix = ctx.model.get("continuing_subword_prefix")
-    suffix = ctx.model.get("end_of_word_suffix")
+    prefix = ctx.doc.continuing_subword_prefix
+    suffix = ctx.doc.end_of_word_suffix
     last = len(word) - 1
     for k, ch in enumerate(word):
         symbol = f"{prefix}{ch}" if k > 0 and isinstance(prefix, str) else ch
         symbol = f"{symbol}{suffix}" if k == last and isinstance(suffix, str) else symbol
-        if symbol in ctx.vocab:
+        if symbol in ctx.doc.vocab:
             continue
-        if not (ctx.byte_fallback
-                and all(f"<0x{b:02X}>" in ctx.vocab for b in symbol.encode())):
+        if not (ctx.doc.byte_fallback
+                and all(f"<0x{b:02X}>" in ctx.doc.vocab for b in symbol.encode())):
             return True
     return False
 
@@ -220,11 +219,12 @@ def _drops_a_symbol(ctx: Context, word: str) -> bool:
 # -- the ordering bug ------------------------------------------------------------------------
 def unk_byte_fallback_ordering(ctx: Context, div: Divergence) -> frozenset[int]:
     pair = _encodings(div)
-    unk = ctx.unk_token
-    if pair is None or unk is None or not ctx.byte_fallback or div.observation.track != "lenient":
+    unk = ctx.doc.unk_token
+    if pair is None or unk is None or not ctx.doc.byte_fallback \
+            or div.observation.track != "lenient":
         return NONE
     ref, up = pair
-    fuse = ctx.model.get("fuse_unk") is True
+    fuse = ctx.doc.fuse_unk
     order = _misorder(ref, div.observation, unk, fuse)
     if order is None:
         return NONE

@@ -45,6 +45,7 @@ from typing import Any
 from ..core.case import Case
 from ..core.observation import Observation
 from ..core.outcome import Crashed, Decoded, Encoded, Loaded, Refused
+from ..documents.view import DocumentView
 from .byte_level_spans import byte_level_spans
 from .byte_pieces import byte_piece_violations
 from .compare import Divergence
@@ -86,13 +87,10 @@ def names_broken_path(rule: str, path: str, broken: dict[str, set[str]]) -> bool
 
 def broken_rules(document: dict[str, Any]) -> dict[str, set[str]]:
     """Each rule of ``LOAD_RULES`` the document breaks -> the paths where it breaks it."""
-    model = document.get("model")
-    if not isinstance(model, dict):
-        return {}
-    vocab = model.get("vocab") if isinstance(model.get("vocab"), dict) else {}
-    assert isinstance(vocab, dict)
+    doc = DocumentView(document)
+    vocab = doc.vocab
     broken: dict[str, set[str]] = {}
-    if model.get("byte_fallback") is True:
+    if doc.byte_fallback:
         lower = {_key_path("$.model.vocab", p) for p in vocab
                  if _ANY_CASE_PIECE.fullmatch(p) and p[3:5] != p[3:5].upper()}
         if lower:
@@ -102,10 +100,10 @@ def broken_rules(document: dict[str, Any]) -> dict[str, set[str]]:
         shape = decoder_shape_path(document.get("decoder"))
         if shape is not None:
             broken["decoder-shape"] = {shape}
-    unk = model.get("unk_token")
-    if isinstance(unk, str) and unk not in vocab:
+    unk = doc.unk_token
+    if unk is not None and unk not in vocab:
         broken["unk-token-not-in-vocabulary"] = {"$.model.unk_token"}
-    dropout = model.get("dropout")
+    dropout = doc.dropout
     if isinstance(dropout, int | float) and not isinstance(dropout, bool) and 0 < dropout < 1:
         broken["dropout-nondeterministic"] = {"$.model.dropout"}
     ids = [v for v in vocab.values() if isinstance(v, int)]
@@ -137,12 +135,10 @@ def decoder_shape_path(decoder: Any) -> str | None:
 def known_ids(document: dict[str, Any]) -> set[int]:
     """Every id that names a token: the vocabulary's and the added tokens' (an entry with an
     empty content names none: upstream and the reference skip it)."""
-    model = document.get("model")
-    vocab = model.get("vocab") if isinstance(model, dict) else None
-    ids = {v for v in vocab.values() if isinstance(v, int)} if isinstance(vocab, dict) else set()
-    for entry in document.get("added_tokens") or ():
-        if isinstance(entry, dict) and isinstance(entry.get("id"), int) and entry.get(
-                "content") != "":
+    doc = DocumentView(document)
+    ids = {v for v in doc.vocab.values() if isinstance(v, int)}
+    for entry in doc.added_tokens:
+        if isinstance(entry.get("id"), int) and entry.get("content") != "":
             ids.add(entry["id"])
     return ids
 
@@ -252,8 +248,7 @@ class Specification:
         self.case = case
         self.replay = replay
         self.document = case.document
-        model = case.document.get("model")
-        self.model: dict[str, Any] = model if isinstance(model, dict) else {}
+        self.doc = DocumentView(case.document)
         self._broken: dict[str, set[str]] | None = None
         self._ids: set[int] | None = None
         self._bare: dict[str, str | None] = {}
@@ -375,9 +370,9 @@ class Specification:
         found = self._layout(obs, enc, texts)
         if found:
             return found
-        violations = byte_piece_violations(enc, texts, self.model, plain=(
-            self.document.get("normalizer") is None
-            and self.document.get("pre_tokenizer") is None))
+        violations = byte_piece_violations(enc, texts, self.doc.model, plain=(
+            not self.doc.present("normalizer")
+            and not self.doc.present("pre_tokenizer")))
         if violations:
             position = min(violations)
             return [("oc-byte-fallback-spans", f"position {position}: "

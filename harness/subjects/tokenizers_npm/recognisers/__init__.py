@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Mapping
 from typing import Any, Final
 
 from ....core.outcome import Crashed, Decoded, Encoded, Refused
@@ -42,7 +43,7 @@ def panic_aborts_process(ctx: Context, div: Divergence) -> frozenset[int]:
         else NONE
 
 
-def _shared_ids(vocab: dict[str, Any]) -> dict[int, list[str]]:
+def _shared_ids(vocab: Mapping[str, Any]) -> dict[int, list[str]]:
     """The ids the vocabulary gives to more than one string, with those strings."""
     strings: dict[int, list[str]] = {}
     for token, index in vocab.items():
@@ -58,7 +59,7 @@ def duplicate_id_string_choice(ctx: Context, div: Divergence) -> frozenset[int]:
     shares its position's id with upstream's; a decode is upstream's decode of the same ids
     with each shared id spelt by one of its strings (upstream decodes a marker per shared id;
     each marker may stand for any of that id's strings, raw or as decoded alone)."""
-    shared = _shared_ids(ctx.vocab)
+    shared = _shared_ids(ctx.doc.vocab)
     obs = div.observation
     mine, theirs = _subject_side(obs), obs.upstream
     if not shared:
@@ -98,10 +99,10 @@ def _decode_with(ctx: Context, strings: dict[int, list[str]], ids: tuple[int, ..
                  skip: bool) -> str | None:
     """Upstream's decode of ``ids`` on the document whose shared ids map to ``strings``
     only (None where it does not load or decode)."""
-    vocab = {t: i for t, i in ctx.vocab.items() if i not in strings}
+    vocab = {t: i for t, i in ctx.doc.vocab.items() if i not in strings}
     for index, tokens in strings.items():
         vocab.update({token: index for token in tokens})
-    document = {**ctx.document, "model": {**ctx.model, "vocab": vocab}}
+    document = {**ctx.doc.raw, "model": {**ctx.doc.model, "vocab": vocab}}
     handle = UPSTREAM.load(json.dumps(document, ensure_ascii=False))
     if isinstance(handle, Refused | Crashed):
         return None
@@ -124,11 +125,11 @@ def empty_normalized_added_token_loads(ctx: Context, div: Divergence) -> frozens
             or _EMPTY_PATTERN not in obs.upstream.message \
             or isinstance(_subject_side(obs), Refused | Crashed):
         return NONE
-    handle = UPSTREAM.load(json.dumps({**ctx.document, "added_tokens": []},
+    handle = UPSTREAM.load(json.dumps({**ctx.doc.raw, "added_tokens": []},
                                       ensure_ascii=False))
     if isinstance(handle, Refused | Crashed):
         return NONE
-    tokens = ctx.document.get("added_tokens") or []
+    tokens = ctx.doc.added_tokens
     return ALL if any(isinstance(t, dict) and t.get("normalized") and isinstance(
         t.get("content"), str) and t["content"] and normalize(handle, t["content"]) == ""
         for t in tokens) else NONE

@@ -45,9 +45,9 @@ def strip_panic_on_nothing(ctx: Context, div: Divergence) -> frozenset[int]:
     if not (isinstance(upstream, Crashed) and upstream.kind == "panic"
             and "the len is 0" in upstream.message):
         return NONE
-    if not has_strip_step(ctx.document):
+    if not has_strip_step(ctx.doc.raw):
         return NONE
-    specials = {e.get("id") for e in ctx.document.get("added_tokens") or ()
+    specials = {e.get("id") for e in ctx.doc.added_tokens
                 if isinstance(e, dict) and e.get("special") is True}
     known = known_ids(ctx)
     skip = bool(obs.option("skip_special_tokens"))
@@ -60,7 +60,7 @@ def unknown_id_without_unk_breaks_decoder(ctx: Context, div: Divergence) -> froz
     that the subject's decoder steps cannot handle: a TypeError (upstream drops the id)."""
     obs = div.observation
     subject = obs.subject
-    if obs.operation != "decode" or ctx.unk_token is not None:
+    if obs.operation != "decode" or ctx.doc.unk_token is not None:
         return NONE
     if not isinstance(obs.input, tuple) or not _unknown_positions(ctx, obs.input):
         return NONE
@@ -82,12 +82,12 @@ def missing_unk_gives_null_id(ctx: Context, div: Divergence) -> frozenset[int]:
     if obs.operation != "encode" or not isinstance(upstream, Refused):
         return NONE
     named = _UNK_MISSING.fullmatch(upstream.message)
-    unk = ctx.unk_token
-    if named is None or unk is None or named.group(1) != unk or unk in ctx.vocab:
+    unk = ctx.doc.unk_token
+    if named is None or unk is None or named.group(1) != unk or unk in ctx.doc.vocab:
         return NONE
     if not isinstance(subject, Encoded):
         return NONE
-    added = {e.get("id") for e in ctx.document.get("added_tokens") or ()
+    added = {e.get("id") for e in ctx.doc.added_tokens
              if isinstance(e, dict) and e.get("content") == unk}
     unk_positions = [i for i, token in enumerate(subject.tokens)
                      if token is not None and token.replace(unk, "") == "" and token]

@@ -42,11 +42,11 @@ def merge_result_unchecked(ctx: Context, div: Divergence) -> frozenset[int]:
     if not isinstance(upstream, Refused):
         return NONE
     named = _OUT_OF_VOCABULARY.fullmatch(upstream.message)
-    if named is None or named.group(1) in ctx.vocab:
+    if named is None or named.group(1) in ctx.doc.vocab:
         return NONE
-    prefix = ctx.model.get("continuing_subword_prefix") or ""
+    prefix = ctx.doc.continuing_subword_prefix or ""
     tokens: set[str] = set()
-    for left, right in _merge_pairs(ctx.model.get("merges")):
+    for left, right in _merge_pairs(ctx.doc.merges):
         cut = right[len(prefix):] if prefix else right
         tokens |= {left, right, left + cut}
     return yes(named.group(1) in tokens)
@@ -144,10 +144,10 @@ def duplicate_normalized_added_tokens_accepted(ctx: Context, div: Divergence
     normalized contents one form."""
     if not _loaded_where_upstream_refuses(div.observation, _DUPLICATE_PATTERN):
         return NONE
-    handle = upstream_handle({**ctx.document, "added_tokens": []})
+    handle = upstream_handle({**ctx.doc.raw, "added_tokens": []})
     if isinstance(handle, Refused | Crashed):
         return NONE
-    contents = [entry.get("content") for entry in ctx.document.get("added_tokens") or ()
+    contents = [entry.get("content") for entry in ctx.doc.added_tokens
                 if isinstance(entry, dict) and entry.get("normalized") is True]
     forms = [normalized_by(handle, content) for content in set(contents)
              if isinstance(content, str)]
@@ -166,4 +166,4 @@ def regex_refused(ctx: Context, div: Divergence) -> frozenset[int]:
     if not isinstance(subject, Refused):
         return NONE
     quoted = _INVALID_REGEX.match(subject.message)
-    return yes(quoted is not None and quoted.group(1) in _regex_patterns(ctx.document))
+    return yes(quoted is not None and quoted.group(1) in _regex_patterns(ctx.doc.raw))

@@ -337,7 +337,7 @@ def _replayed(ctx: Context, obs: Observation, names: Sequence[str], *, fixed: bo
     """``_as_subject_reads`` with the upstream bugs put right only where their entries
     are in force."""
     empty_strip = ctx.in_force is None or "strip_panic_on_nothing" in ctx.in_force
-    return _as_subject_reads(ctx.document, names, obs, fixed=fixed, empty_strip=empty_strip)
+    return _as_subject_reads(ctx.doc.raw, names, obs, fixed=fixed, empty_strip=empty_strip)
 
 
 def reads(name: str) -> Predicate:
@@ -345,7 +345,7 @@ def reads(name: str) -> Predicate:
         obs = div.observation
         # Only readings whose entries are in force compose (a deleted entry explains
         # nothing, not even as another reading's helper).
-        applicable = [other for other in _applicable(ctx.document, obs)
+        applicable = [other for other in _applicable(ctx.doc.raw, obs)
                       if ctx.in_force is None or f"reads_{other}" in ctx.in_force]
         if name not in applicable:
             return NONE

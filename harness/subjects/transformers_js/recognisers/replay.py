@@ -112,17 +112,17 @@ def document_ids(document: dict[str, Any]) -> set[int]:
 
 
 def known_ids(ctx: Context) -> set[int]:
-    return document_ids(ctx.document)
+    return document_ids(ctx.doc.raw)
 
 
 def _unk_id(ctx: Context) -> int | None:
-    unk = ctx.unk_token
+    unk = ctx.doc.unk_token
     if unk is None:
         return None
-    found = ctx.vocab.get(unk)
+    found = ctx.doc.vocab.get(unk)
     if isinstance(found, int):
         return found
-    for entry in ctx.document.get("added_tokens") or ():
+    for entry in ctx.doc.added_tokens:
         if isinstance(entry, dict) and entry.get("content") == unk:
             return entry.get("id") if isinstance(entry.get("id"), int) else None
     return None
