@@ -60,6 +60,11 @@ class Replayer(Protocol):
         does not load the document, its normalizer fails, or upstream cannot run here."""
         ...
 
+    def token_id(self, side: Side, document: str, token: str) -> int | None:
+        """The id ``side`` gives the token string ``token`` (added tokens first, then the
+        model's vocabulary); None where it has none. The document must load on ``side``."""
+        ...
+
 
 class ReplayRefusedError(Exception):
     """A judgement that promised to need nothing run asked its replayer to run something."""
@@ -99,3 +104,6 @@ class NothingReplayed:
 
     def aligned(self, document: str, text: str) -> Alignment | None:
         raise self._refuse("aligned on upstream")
+
+    def token_id(self, side: Side, document: str, token: str) -> int | None:
+        raise self._refuse(f"token_id on {side}")

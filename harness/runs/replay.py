@@ -96,6 +96,12 @@ class CaseReplayer:
 
         return self._run(look_up)  # type: ignore[no-any-return]
 
+    def token_id(self, side: Side, document: str, token: str) -> int | None:
+        handle = self._loaded(side, document)
+        look = handle.tokenizer.token_to_id if side == "upstream" else handle.token_to_id
+        found = self._run(lambda: look(token))
+        return found if isinstance(found, int) else None
+
     def decode_step(self, side: Side, document: str, path: Sequence[int],
                     tokens: list[str]) -> list[str]:
         step = self._loaded(side, document).decoder

@@ -16,6 +16,7 @@ from harness.core.observation import Observation
 from harness.core.outcome import Crashed, Decoded, Encoded, Loaded, Outcome, Refused
 from harness.judge.compare import Divergence
 from harness.judge.predicates import ALL, NONE, Context
+from harness.runs.replay import CaseReplayer
 from harness.subjects import tokenizers_npm
 from harness.subjects.tokenizers_npm.recognisers import RECOGNISERS
 
@@ -34,7 +35,7 @@ def _case(entry: str) -> Case:
 def _judged(subject: Outcome, upstream: Outcome) -> frozenset[int]:
     observation = Observation("strict", "load", None, (), subject, upstream)
     return RECOGNISERS["panic_aborts_process"](
-        Context(_case("panic-aborts-process"), None),  # type: ignore[arg-type]
+        Context(_case("panic-aborts-process"), CaseReplayer()),
         Divergence("load", "", observation))
 
 
@@ -58,7 +59,7 @@ def test_the_duplicate_id_recogniser_accepts_only_another_choice_of_string(
                               subject, upstream)
     tier = "decode" if operation == "decode" else "tokens"
     judged = RECOGNISERS["duplicate_id_string_choice"](
-        Context(_case("duplicate-id-string-choice"), None),  # type: ignore[arg-type]
+        Context(_case("duplicate-id-string-choice"), CaseReplayer()),
         Divergence(tier, "", observation))
     assert judged == expected
 

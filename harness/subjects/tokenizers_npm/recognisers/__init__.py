@@ -15,15 +15,9 @@ from typing import Any, Final
 from ....core.outcome import Crashed, Decoded, Encoded, Refused
 from ....judge.compare import Divergence
 from ....judge.predicates import ALL, NONE, Context, Predicate
-from ...upstream import UPSTREAM, normalize
 
 #: What Rust prints when a panic cannot unwind out of an ``extern "C"`` frame.
 _ABORT_MARKS = ("panicked at", "aborting")
-
-
-def _subject_side(observation: Any) -> Any:
-    """The subject's outcome (``Observation.subject``; ``reference`` before the rename)."""
-    return getattr(observation, "subject", getattr(observation, "reference", None))
 
 
 def panic_aborts_process(ctx: Context, div: Divergence) -> frozenset[int]:
@@ -33,7 +27,7 @@ def panic_aborts_process(ctx: Context, div: Divergence) -> frozenset[int]:
     through N-API ends in. Same core, same bug, a different way to die."""
     del ctx
     obs = div.observation
-    upstream, mine = obs.upstream, _subject_side(obs)
+    upstream, mine = obs.upstream, obs.subject
     if not (isinstance(upstream, Crashed) and upstream.kind == "panic"
             and isinstance(mine, Crashed) and mine.kind == "died"):
         return NONE
@@ -61,7 +55,7 @@ def duplicate_id_string_choice(ctx: Context, div: Divergence) -> frozenset[int]:
     each marker may stand for any of that id's strings, raw or as decoded alone)."""
     shared = _shared_ids(ctx.doc.vocab)
     obs = div.observation
-    mine, theirs = _subject_side(obs), obs.upstream
+    mine, theirs = obs.subject, obs.upstream
     if not shared:
         return NONE
     if isinstance(mine, Encoded) and isinstance(theirs, Encoded):
@@ -102,11 +96,11 @@ def _decode_with(ctx: Context, strings: dict[int, list[str]], ids: tuple[int, ..
     vocab = {t: i for t, i in ctx.doc.vocab.items() if i not in strings}
     for index, tokens in strings.items():
         vocab.update({token: index for token in tokens})
-    document = {**ctx.doc.raw, "model": {**ctx.doc.model, "vocab": vocab}}
-    handle = UPSTREAM.load(json.dumps(document, ensure_ascii=False))
-    if isinstance(handle, Refused | Crashed):
+    document = json.dumps({**ctx.doc.raw, "model": {**ctx.doc.model, "vocab": vocab}},
+                          ensure_ascii=False)
+    if isinstance(ctx.replay.load("upstream", document), Refused | Crashed):
         return None
-    answer = UPSTREAM.decode(handle, ids, skip_special_tokens=skip)
+    answer = ctx.replay.decode("upstream", document, ids, skip_special_tokens=skip)
     return answer.text if isinstance(answer, Decoded) else None
 
 
@@ -123,16 +117,19 @@ def empty_normalized_added_token_loads(ctx: Context, div: Divergence) -> frozens
     obs = div.observation
     if obs.operation != "load" or not isinstance(obs.upstream, Refused) \
             or _EMPTY_PATTERN not in obs.upstream.message \
-            or isinstance(_subject_side(obs), Refused | Crashed):
+            or isinstance(obs.subject, Refused | Crashed):
         return NONE
-    handle = UPSTREAM.load(json.dumps({**ctx.doc.raw, "added_tokens": []},
-                                      ensure_ascii=False))
-    if isinstance(handle, Refused | Crashed):
+    bare = json.dumps({**ctx.doc.raw, "added_tokens": []}, ensure_ascii=False)
+    if isinstance(ctx.replay.load("upstream", bare), Refused | Crashed):
         return NONE
-    tokens = ctx.doc.added_tokens
-    return ALL if any(isinstance(t, dict) and t.get("normalized") and isinstance(
-        t.get("content"), str) and t["content"] and normalize(handle, t["content"]) == ""
-        for t in tokens) else NONE
+
+    def normalizes_to_nothing(content: str) -> bool:
+        aligned = ctx.replay.aligned(bare, content)
+        return aligned is not None and "".join(c for c, _ in aligned) == ""
+
+    return ALL if any(t.get("normalized") and isinstance(t.get("content"), str)
+                      and t["content"] and normalizes_to_nothing(t["content"])
+                      for t in ctx.doc.added_tokens) else NONE
 
 
 RECOGNISERS: dict[str, Predicate] = {function.__name__: function for function in (

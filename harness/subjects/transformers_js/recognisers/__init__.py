@@ -30,8 +30,9 @@ from .loads import (
     upstream_load_panic,
 )
 from .readings import READINGS, reads
+from .replay import replaying
 
-RECOGNISERS: dict[str, Predicate] = {function.__name__: function for function in (
+RECOGNISERS: dict[str, Predicate] = {function.__name__: replaying(function) for function in (
     *(reads(name) for name in READINGS),
     like_reference("unk-byte-fallback-ordering", "unk_byte_fallback_ordering"),
     like_reference("strip-decoder-panic", "strip_decoder_panic"),

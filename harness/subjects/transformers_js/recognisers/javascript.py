@@ -14,6 +14,7 @@ from ....core.observation import Observation
 from ....core.outcome import Crashed, Decoded, Encoded, Outcome, Refused
 from .replay import (
     FRESH_ID,
+    Replayed,
     metaspace_first_as,
     model_of,
     normalized_by,
@@ -234,7 +235,7 @@ def _section_body(document: dict[str, Any], handle: Any, text: str,
     is that token; the others normalized, split at the normalized forms of the normalized
     added tokens the same way, and each remaining piece pre-tokenized with its element's
     index (Metaspace "first" prepends only in element 0) and run through upstream's model."""
-    has_normalizer = handle.tokenizer.normalizer is not None
+    has_normalizer = isinstance(handle, Replayed) and handle.has_normalizer
     entries = [e for e in document.get("added_tokens") or () if isinstance(e, dict)
                and isinstance(e.get("id"), int) and isinstance(e.get("content"), str)]
     added: dict[str, dict[str, Any]] = {}

@@ -7,7 +7,6 @@ needed for that (without R the replay does not match) or is the first applicable
 from __future__ import annotations
 
 import dataclasses
-import json
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -20,7 +19,6 @@ from ....judge.compare import Divergence
 from ....judge.predicates import ALL, NONE, Context, Predicate
 from ....judge.predicates import REGISTRY as PREDICATES
 from ....judge.replay import NothingReplayed
-from ...reference import LENIENT
 from .javascript import (
     byte_runs_as_text,
     marks_restored,
@@ -30,11 +28,13 @@ from .javascript import (
     text_sections,
 )
 from .replay import (
+    load_on,
     model_of,
     normalized_by,
     replay_on,
     same_tiers,
     strip_panic_as_nothing,
+    token_id,
     unmarked,
     upstream_handle,
     with_input,
@@ -213,13 +213,12 @@ def _ordering_fixed(document: dict[str, Any], obs: Observation, upstream: Outcom
                     ) -> Outcome | None:
     if not isinstance(upstream, Encoded) or not isinstance(obs.input, str):
         return None
-    handle = LENIENT.load(json.dumps(document, ensure_ascii=False))
-    if isinstance(handle, Refused):
-        handle = _without_idle_step(document, handle, obs)
-    if isinstance(handle, Refused | Crashed):
+    loaded = load_on("lenient", document)
+    if isinstance(loaded, Refused):
+        loaded = _without_idle_step(document, loaded, obs)
+    if isinstance(loaded, Refused | Crashed):
         return None
-    ours = LENIENT.encode(handle, obs.input, obs.option("pair"),
-                          add_special_tokens=bool(obs.option("add_special_tokens")))
+    ours = replay_on(loaded, obs, side="lenient")
     if not isinstance(ours, Encoded):
         return None
     ctx = Context(Case(document=document, texts=(), id_runs=(), pairs=()), NothingReplayed())
@@ -235,8 +234,8 @@ _NORMALIZER_STEP: Final = re.compile(r"\$\.normalizer((?:\.normalizers\[\d+\])*)
 
 
 def _without_idle_step(document: dict[str, Any], refused: Refused, obs: Observation
-                       ) -> Any:
-    """Our reference loaded without the normalizer step it refuses (a Replace regex it
+                       ) -> dict[str, Any] | Refused:
+    """The document without the normalizer step our reference refuses (a Replace regex it
     cannot bound, say), where that step changes nothing in this observation's texts
     (upstream normalizes them alike with and without it); else ``refused``."""
     found = _NORMALIZER_STEP.match(refused.path)
@@ -264,7 +263,8 @@ def _without_idle_step(document: dict[str, Any], refused: Refused, obs: Observat
             alike = normalized_by(before, text)
             if alike is None or alike != normalized_by(after, text):
                 return refused
-    return LENIENT.load(json.dumps(changed, ensure_ascii=False))
+    return changed if not isinstance(load_on("lenient", changed), Refused | Crashed) \
+        else refused
 
 
 def _added_ids_pinned(document: dict[str, Any], changed: dict[str, Any]) -> dict[str, Any]:
@@ -298,7 +298,7 @@ def _moved_added_ids(document: dict[str, Any], changed: dict[str, Any]) -> dict[
     moved: dict[int, int] = {}
     for old, new in zip(before, after, strict=True):
         if isinstance(old.get("id"), int):
-            now = handle.tokenizer.token_to_id(str(new.get("content")))
+            now = token_id(handle, str(new.get("content")))
             if isinstance(now, int) and now != old["id"]:
                 moved[old["id"]] = now
     return moved

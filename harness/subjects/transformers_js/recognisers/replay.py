@@ -6,18 +6,17 @@ with the subject's (on the tiers the subject exposes).
 from __future__ import annotations
 
 import json
-from collections import OrderedDict
 from collections.abc import Sequence
+from contextvars import ContextVar
+from dataclasses import dataclass
 from typing import Any, Final
 
 from ....core.observation import Observation, Track
 from ....core.outcome import Crashed, Decoded, Encoded, Outcome, Refused
-from ....judge.predicates import ALL, NONE, Context
-from ...upstream import UPSTREAM, normalize
+from ....judge.compare import Divergence
+from ....judge.predicates import ALL, NONE, Context, Predicate
+from ....judge.replay import Replayer, Side
 
-#: Upstream handles of changed documents, by document text (a few at a time).
-_REPLAYS: OrderedDict[str, Any] = OrderedDict()
-_REPLAY_CACHE: Final = 16
 #: The id an absent unk token is given in a replay.
 FRESH_ID: Final = 2**31 - 2
 
@@ -26,38 +25,92 @@ def yes(condition: bool) -> frozenset[int]:
     return ALL if condition else NONE
 
 
-def upstream_handle(document: dict[str, Any]) -> Any:
+#: The judge's replayer for the recogniser call in progress (bound by ``replaying``, one
+#: call at a time; a helper called outside one raises): the helpers below are reached
+#: through the reading tables' ``(document, obs)`` functions, which do not carry it.
+_REPLAYER: ContextVar[Replayer] = ContextVar("transformers_js_replayer")
+
+
+def replaying(recogniser: Predicate) -> Predicate:
+    """``recogniser`` with the replayer of its ``Context`` bound while it runs: every
+    execution it needs goes through the judge's replayer (cached per case, counted)."""
+
+    def bound(ctx: Context, div: Divergence) -> frozenset[int]:
+        token = _REPLAYER.set(ctx.replay)
+        try:
+            return recogniser(ctx, div)
+        finally:
+            _REPLAYER.reset(token)
+
+    bound.__name__ = recogniser.__name__
+    bound.__doc__ = recogniser.__doc__
+    return bound
+
+
+def _replayer() -> Replayer:
+    try:
+        return _REPLAYER.get()
+    except LookupError:
+        raise RuntimeError("a transformers.js replay helper ran outside a recogniser call "
+                           "(bind the judge's replayer with replaying())") from None
+
+
+@dataclass(frozen=True)
+class Replayed:
+    """A changed document upstream loads, named by its text for the judge's replayer."""
+
+    text: str
+    #: Whether the document has a normalizer at all.
+    has_normalizer: bool
+
+
+def document_text(document: dict[str, Any]) -> str:
+    return json.dumps(document, ensure_ascii=False, sort_keys=True)
+
+
+def upstream_handle(document: dict[str, Any]) -> Replayed | Refused | Crashed:
     """``tokenizers`` loaded with ``document`` (a Refused/Crashed if it does not load)."""
-    text = json.dumps(document, ensure_ascii=False, sort_keys=True)
-    if text in _REPLAYS:
-        _REPLAYS.move_to_end(text)
-        return _REPLAYS[text]
-    handle = UPSTREAM.load(text)
-    _REPLAYS[text] = handle
-    while len(_REPLAYS) > _REPLAY_CACHE:
-        _REPLAYS.popitem(last=False)
-    return handle
+    text = document_text(document)
+    loaded = _replayer().load("upstream", text)
+    return loaded if isinstance(loaded, Refused | Crashed) else Replayed(
+        text, document.get("normalizer") is not None)
 
 
-def normalized_by(handle: Any, text: str) -> str | None:
+def normalized_by(handle: Replayed | Refused | Crashed, text: str) -> str | None:
     """Upstream's normalizer on ``text`` (None where it panics or fails)."""
-    result = normalize(handle, text)
-    return None if isinstance(result, Refused | Crashed) else result
+    if not isinstance(handle, Replayed):
+        return None
+    aligned = _replayer().aligned(handle.text, text)
+    return None if aligned is None else "".join(char for char, _ in aligned)
 
 
-def replay_on(document: dict[str, Any], obs: Observation) -> Outcome | None:
-    """``obs`` run again by ``tokenizers`` on ``document``."""
-    handle = upstream_handle(document)
-    if isinstance(handle, Refused | Crashed):
+def token_id(handle: Replayed, token: str) -> int | None:
+    """Upstream's id of ``token`` in the loaded document."""
+    return _replayer().token_id("upstream", handle.text, token)
+
+
+def load_on(side: Side, document: dict[str, Any]) -> dict[str, Any] | Refused | Crashed:
+    """``document`` itself where ``side`` loads it, else how it refuses or crashes."""
+    loaded = _replayer().load(side, document_text(document))
+    return loaded if isinstance(loaded, Refused | Crashed) else document
+
+
+def replay_on(document: dict[str, Any], obs: Observation, side: Side = "upstream"
+              ) -> Outcome | None:
+    """``obs`` run again on ``document`` by ``tokenizers`` (or our reference: ``side``);
+    None where the document does not load there."""
+    text = document_text(document)
+    replay = _replayer()
+    if isinstance(replay.load(side, text), Refused | Crashed):
         return None
     if obs.operation == "encode":
         assert isinstance(obs.input, str)
-        return UPSTREAM.encode(handle, obs.input, obs.option("pair"),
-                               add_special_tokens=bool(obs.option("add_special_tokens")))
+        return replay.encode(side, text, obs.input, obs.option("pair"),
+                             add_special_tokens=bool(obs.option("add_special_tokens")))
     if obs.operation == "decode":
         assert isinstance(obs.input, tuple)
-        return UPSTREAM.decode(handle, obs.input,
-                               skip_special_tokens=bool(obs.option("skip_special_tokens")))
+        return replay.decode(side, text, obs.input,
+                             skip_special_tokens=bool(obs.option("skip_special_tokens")))
     return None
 
 

@@ -509,7 +509,7 @@ def ids_by_string(document: dict[str, Any], obs: Observation, outcome: Outcome |
     handle = upstream_handle(document)
     if isinstance(handle, Refused | Crashed):
         return None
-    has_normalizer = handle.tokenizer.normalizer is not None
+    has_normalizer = handle.has_normalizer
     by_string: dict[str, int] = {}
     for entry in document.get("added_tokens") or ():
         if not (isinstance(entry, dict) and isinstance(entry.get("id"), int)
