@@ -171,3 +171,11 @@ def _lock(folder: Path) -> Iterator[None]:
             yield
         finally:
             fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
+
+
+def program_command(folder: str, wheels: Sequence[Wheel], program: Path, *,
+                    label: str) -> list[str]:
+    """The command line of a PyPI subject: its environment's interpreter (installed on
+    first use) running ``program`` (a file beside the subject's adapter) isolated (``-I``:
+    no script folder on ``sys.path`` to shadow the package, no user site)."""
+    return [str(install(folder, wheels, label=label)), "-I", str(program)]

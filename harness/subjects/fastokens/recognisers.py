@@ -1,0 +1,124 @@
+"""The recognisers of fastokens' expectations (``expectations.yaml`` beside this module).
+
+A plugin of the judge (decision 0034): the run hands ``RECOGNISERS`` to the expectations
+parser; nothing in ``harness/judge/`` imports it. *Subject* is fastokens, *upstream* is
+``tokenizers``. Each says yes only when the subject's answer is exactly what the mechanism
+gives: a refusal names a component type the document really has in that slot; a token or
+a decoded text equals upstream's answer replayed with the mechanism applied.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator
+from typing import Any, Final
+
+from ...core.outcome import Crashed, Decoded, Encoded, Refused
+from ...judge.compare import Divergence
+from ...judge.predicates import NONE, Context, Predicate
+from ..transformers_js.recognisers.replay import upstream_handle, yes
+from ..upstream import UPSTREAM
+
+#: The document's slot of each component kind fastokens names in its load errors.
+SLOTS: Final = {"normalizer": "normalizer", "pre-tokenizer": "pre_tokenizer",
+                "decoder": "decoder", "post-processor": "post_processor", "model": "model"}
+_UNSUPPORTED: Final = re.compile(r"^(normalizer|pre-tokenizer|decoder|post-processor|model) "
+                                 r"error: unsupported \S+ type: (\w+)$")
+#: The components fastokens 0.3.5 refuses, measured: (kind as it names it, type).
+UNSUPPORTED: Final = (("pre-tokenizer", "Metaspace"), ("decoder", "Metaspace"))
+
+
+def component_types(value: Any) -> Iterator[str]:
+    """The ``type`` of a component and of every component nested in it (Sequences)."""
+    if isinstance(value, dict):
+        if isinstance(value.get("type"), str):
+            yield value["type"]
+        for inner in value.values():
+            if isinstance(inner, list):
+                for item in inner:
+                    yield from component_types(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from component_types(item)
+
+
+def unsupported(kind: str, kind_type: str) -> Predicate:
+    """fastokens refuses a file whose ``kind`` (or a Sequence in it) holds a ``kind_type``
+    component, naming it. Checked: the refusal is of the load, names exactly that kind and
+    type, and the document's slot really holds such a component."""
+
+    def recognise(ctx: Context, div: Divergence) -> frozenset[int]:
+        obs = div.observation
+        if obs.operation != "load" or not isinstance(obs.reference, Refused):
+            return NONE
+        named = _UNSUPPORTED.match(obs.reference.message)
+        if named is None or (named.group(1), named.group(2)) != (kind, kind_type):
+            return NONE
+        return yes(kind_type in component_types(ctx.document.get(SLOTS[kind])))
+
+    recognise.__name__ = (f"refuses_{kind.replace('-', '_')}_"
+                          f"{re.sub(r'(?<!^)(?=[A-Z])', '_', kind_type).lower()}")
+    return recognise
+
+
+def _added(ctx: Context) -> dict[int, dict[str, Any]]:
+    return {entry["id"]: entry for entry in ctx.document.get("added_tokens") or ()
+            if isinstance(entry, dict) and isinstance(entry.get("id"), int)
+            and isinstance(entry.get("content"), str)}
+
+
+def _shadowed(ctx: Context) -> dict[int, str]:
+    """Ids that are an added token and also a model vocabulary entry of another string:
+    ``{id: the added token's content}``."""
+    by_id = {value: key for key, value in ctx.vocab.items() if isinstance(value, int)}
+    return {number: entry["content"] for number, entry in _added(ctx).items()
+            if number in by_id and by_id[number] != entry["content"]}
+
+
+def token_of_shared_id_is_added_content(ctx: Context, div: Divergence) -> frozenset[int]:
+    """An id that is both an added token and a model vocabulary entry of another string:
+    upstream's encode names the token by the model's entry, fastokens (``id_to_token``,
+    the adapter's only way to its tokens) by the added content. Checked: the ids agree,
+    and the tokens differ exactly at those ids, the subject's being the added content."""
+    obs = div.observation
+    subject, upstream = obs.reference, obs.upstream
+    if not (obs.operation == "encode" and isinstance(subject, Encoded)
+            and isinstance(upstream, Encoded) and subject.ids == upstream.ids
+            and len(subject.tokens) == len(upstream.tokens)):
+        return NONE
+    shadowed = _shadowed(ctx)
+    differing = [i for i, (a, b) in enumerate(zip(subject.tokens, upstream.tokens, strict=True))
+                 if a != b]
+    return yes(bool(differing) and all(
+        subject.ids[i] in shadowed and subject.tokens[i] == shadowed[subject.ids[i]]
+        for i in differing))
+
+
+def skips_special_id_upstream_keeps(ctx: Context, div: Divergence) -> frozenset[int]:
+    """``decode(skip_special_tokens=True)`` of an id that is a special added token and also
+    a model vocabulary entry of another string: upstream keeps it (it decodes the model's
+    entry), fastokens skips it. Checked: upstream's decode of the ids without those ids
+    is exactly the subject's text."""
+    obs = div.observation
+    subject = obs.reference
+    if not (obs.operation == "decode" and obs.option("skip_special_tokens") is True
+            and isinstance(subject, Decoded) and isinstance(obs.input, tuple)):
+        return NONE
+    added = _added(ctx)
+    special = {n for n in _shadowed(ctx) if added[n].get("special") is True}
+    if not special.intersection(obs.input):
+        return NONE
+    handle = upstream_handle(ctx.document)
+    if isinstance(handle, Refused | Crashed):
+        return NONE
+    replayed = UPSTREAM.decode(handle, tuple(i for i in obs.input if i not in special),
+                               skip_special_tokens=True)
+    return yes(isinstance(replayed, Decoded) and replayed.text == subject.text)
+
+
+_ALL: Final[tuple[Callable[[Context, Divergence], frozenset[int]], ...]] = (
+    *(unsupported(kind, kind_type) for kind, kind_type in UNSUPPORTED),
+    token_of_shared_id_is_added_content,
+    skips_special_id_upstream_keeps,
+)
+RECOGNISERS: dict[str, Predicate] = {function.__name__: function for function in _ALL}
