@@ -79,8 +79,10 @@ def _answer(adapter: Adapter, handles: dict[int, Any], request: dict[str, Any]
         raise _GarbledError(f"unknown handle {handle!r}")
     if op == "encode":
         text, special = _field(request, "text"), _field(request, "add_special_tokens")
-        return adapter.encode(handles[handle], text, request.get("pair"),
-                              add_special_tokens=special)
+        pair = request.get("pair")
+        if pair is not None and "pairs" not in adapter.capabilities:
+            raise _GarbledError("a pair, but the subject has no pairs capability")
+        return adapter.encode(handles[handle], text, pair, add_special_tokens=special)
     ids, skip = list(_field(request, "ids")), _field(request, "skip_special_tokens")
     return {"text": adapter.decode(handles[handle], ids, skip_special_tokens=skip)}
 
