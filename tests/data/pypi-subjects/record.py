@@ -41,7 +41,7 @@ def plain(value: Any) -> Any:
     for attribute in ATTRIBUTES:
         try:
             found[attribute] = plain(getattr(value, attribute))
-        except Exception:  # noqa: BLE001,S112 - fastokens' Encoding.tokens raises
+        except Exception:  # fastokens' Encoding.tokens raises
             continue
     return {"object": found}
 
