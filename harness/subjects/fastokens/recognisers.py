@@ -16,7 +16,7 @@ from typing import Any, Final
 from ...core.outcome import Crashed, Decoded, Encoded, Refused
 from ...judge.compare import Divergence
 from ...judge.predicates import NONE, Context, Predicate
-from ..transformers_js.recognisers.replay import upstream_handle, yes
+from ..transformers_js.recognisers.replay import replay_on, same_tiers, upstream_handle, yes
 from ..upstream import UPSTREAM
 
 #: The document's slot of each component kind fastokens names in its load errors.
@@ -116,9 +116,61 @@ def skips_special_id_upstream_keeps(ctx: Context, div: Divergence) -> frozenset[
     return yes(isinstance(replayed, Decoded) and replayed.text == subject.text)
 
 
+_SHORT_PROPERTY: Final = re.compile(r"(?<!\\)((?:\\\\)*)\\([pP])([A-Za-z])")
+_UNSUPPORTED_MODEL: Final = "model error: unsupported model type: Other"
+
+
+def long_properties(value: Any) -> Any:
+    """``value`` with every ``Regex`` pattern's one-letter property (``\\pL``) spelt out
+    (``\\p{L}``), as PCRE2 reads it; Oniguruma reads ``\\pL`` as the literal "pL"."""
+    if isinstance(value, dict):
+        changed = {k: long_properties(v) for k, v in value.items()}
+        if isinstance(value.get("Regex"), str):
+            changed["Regex"] = _SHORT_PROPERTY.sub(r"\1\\\2{\3}", value["Regex"])
+        return changed
+    if isinstance(value, list):
+        return [long_properties(v) for v in value]
+    return value
+
+
+def reads_short_property_as_class(ctx: Context, div: Divergence) -> frozenset[int]:
+    """A Regex with a one-letter Unicode property (``\\pL``): fastokens' PCRE2 reads it
+    as the property, upstream's Oniguruma as the literal text "pL". Checked: the document
+    has such a pattern, and upstream replayed on it spelt ``\\p{L}`` answers exactly what
+    the subject answered."""
+    obs = div.observation
+    if obs.operation not in ("encode", "decode"):
+        return NONE
+    rewritten = long_properties(ctx.document)
+    if rewritten == ctx.document:
+        return NONE
+    return yes(same_tiers(obs.reference, replay_on(rewritten, obs)))
+
+
+def merges_missing_token_refused(ctx: Context, div: Divergence) -> frozenset[int]:
+    """A BPE whose merge names a token (a side or the result) missing from the
+    vocabulary: fastokens refuses it as "unsupported model type: Other" (its untagged
+    model enum falls through), where upstream refuses or panics. Checked: that message,
+    and the document has such a merge."""
+    obs = div.observation
+    if obs.operation != "load" or not isinstance(obs.reference, Refused):
+        return NONE
+    if obs.reference.message != _UNSUPPORTED_MODEL or ctx.model.get("type") != "BPE":
+        return NONE
+    for merge in ctx.model.get("merges") or ():
+        sides = merge.split(" ") if isinstance(merge, str) else merge
+        if (isinstance(sides, list) and len(sides) == 2
+                and all(isinstance(side, str) for side in sides)
+                and any(token not in ctx.vocab for token in (*sides, sides[0] + sides[1]))):
+            return yes(True)
+    return NONE
+
+
 _ALL: Final[tuple[Callable[[Context, Divergence], frozenset[int]], ...]] = (
     *(unsupported(kind, kind_type) for kind, kind_type in UNSUPPORTED),
     token_of_shared_id_is_added_content,
     skips_special_id_upstream_keeps,
+    reads_short_property_as_class,
+    merges_missing_token_refused,
 )
 RECOGNISERS: dict[str, Predicate] = {function.__name__: function for function in _ALL}
