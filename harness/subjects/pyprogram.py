@@ -13,6 +13,7 @@ starts the subject again (decision 0034).
 from __future__ import annotations
 
 import json
+import os
 import re
 import sys
 from collections.abc import Sequence
@@ -89,6 +90,7 @@ def _answer(adapter: Adapter, handles: dict[int, Any], request: dict[str, Any]
 
 def serve(adapter: Adapter) -> int:
     """Answer requests on standard input until it closes (the exit status)."""
+    os.environ.pop("RUST_BACKTRACE", None)  # a panic's message, not a backtrace, on stderr
     out = sys.stdout
     handles: dict[int, Any] = {}
 
