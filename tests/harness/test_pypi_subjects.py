@@ -1,5 +1,5 @@
 """The PyPI subjects (fastokens, tokie, kitoken): each adapter replayed on the calls it
-made to its real package (tests/data/pypi-subjects/<name>.json, written by record.py
+made to its real package (tests/data/pypi-subjects/<name>.json, written by record_subjects.py
 beside it; no network, no package), the not-run path of the installer, and one short real
 run per subject that skips, saying why, when its package is not in the cache."""
 
@@ -33,7 +33,7 @@ def _recorded(name: str) -> dict[str, Any]:
 
 
 def _plain(value: Any) -> Any:
-    """A call's argument as record.py writes it."""
+    """A call's argument as record_subjects.py writes it."""
     if isinstance(value, bytes):
         return {"bytes": value.hex()}
     if isinstance(value, list | tuple):
@@ -146,7 +146,7 @@ def _no_index(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> list[list[str]
             command, 1, "", "WARNING: Retrying...\nERROR: Could not find a version that "
             "satisfies the requirement tokie==0.1.4 (from versions: none)\n")
 
-    monkeypatch.setattr(pypi.subprocess, "run", run)
+    monkeypatch.setattr(subprocess, "run", run)
     return ran
 
 
@@ -204,17 +204,22 @@ def test_a_short_real_run(name: str) -> None:
         pytest.skip(f"{name} {module.VERSION} is not installed in the cache "
                     f"({pypi.environment(f'{name}-{module.VERSION}')}): run "
                     f"`python -m harness conformance --subject {name} --profile smoke` once")
+    from harness.core.outcome import Crashed, Encoded, Refused
     from harness.subjects.process import ProcessSubject
     from harness.subjects.upstream import UPSTREAM
 
     document = (ROOT / "fixtures" / "llama_like.tokenizer.json").read_text(encoding="utf-8")
-    subject = ProcessSubject(entry.command())
+    command = entry.command()
+    assert command is not None
+    subject = ProcessSubject(command)
     try:
-        handle = subject.load(document)
-        ours = UPSTREAM.load(document)
+        handle, ours = subject.load(document), UPSTREAM.load(document)
+        assert not isinstance(handle, Refused | Crashed)
+        assert not isinstance(ours, Refused | Crashed)
         got = subject.encode(handle, "ab c", add_special_tokens=False)
         want = UPSTREAM.encode(ours, "ab c", add_special_tokens=False)
-        assert got.ids == want.ids  # type: ignore[union-attr]
+        assert isinstance(got, Encoded) and isinstance(want, Encoded)
+        assert got.ids == want.ids
         assert subject.version() == f"{name}@{module.VERSION}"
     finally:
         subject.close()

@@ -1,7 +1,7 @@
 """Records a PyPI subject's program against its real package, for the tests
 (tests/harness/test_pypi_subjects.py): run by the subject's own environment,
 
-    <cache>/subjects/<name>-<version>/venv/bin/python -I record.py NAME > NAME.json
+    <cache>/subjects/<name>-<version>/venv/bin/python -I record_subjects.py NAME > NAME.json
 
 It feeds the fixed requests below to ``harness/subjects/<name>/program.py`` with the
 package behind a recording proxy and writes, canonically, every call the adapter made to
@@ -84,7 +84,7 @@ def requests() -> list[dict[str, Any]]:
     fixtures = ROOT / "fixtures"
     llama = (fixtures / "llama_like.tokenizer.json").read_text(encoding="utf-8")
     metaspace = (fixtures / "metaspace_first_split_true.tokenizer.json").read_text("utf-8")
-    made = [{"op": "load", "document": llama},
+    made: list[dict[str, Any]] = [{"op": "load", "document": llama},
             {"op": "encode", "handle": 1, "text": "Hello world <s> héllo",
              "add_special_tokens": True},
             {"op": "encode", "handle": 1, "text": "ab c", "add_special_tokens": False},
