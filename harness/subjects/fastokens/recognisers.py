@@ -167,6 +167,19 @@ def merges_missing_token_refused(ctx: Context, div: Divergence) -> frozenset[int
     return NONE
 
 
+def vocabulary_with_id_gaps_refused(ctx: Context, div: Divergence) -> frozenset[int]:
+    """A BPE vocabulary whose ids are not 0..n-1 (an id skipped): fastokens refuses it as
+    "unsupported model type: Other", upstream loads it. Checked: that message, and the
+    model's ids, sorted, are not 0..n-1."""
+    obs = div.observation
+    if obs.operation != "load" or not isinstance(obs.reference, Refused):
+        return NONE
+    if obs.reference.message != _UNSUPPORTED_MODEL or ctx.model.get("type") != "BPE":
+        return NONE
+    ids = sorted(v for v in ctx.vocab.values() if isinstance(v, int))
+    return yes(ids != list(range(len(ids))))
+
+
 def another_dropout_draw(ctx: Context, div: Divergence) -> frozenset[int]:
     """BPE dropout strictly between 0 and 1 is random in both libraries: each encode is
     one draw, so two encodes of the same text may segment it differently. Checked: the
@@ -192,5 +205,6 @@ _ALL: Final[tuple[Callable[[Context, Divergence], frozenset[int]], ...]] = (
     reads_short_property_as_class,
     merges_missing_token_refused,
     another_dropout_draw,
+    vocabulary_with_id_gaps_refused,
 )
 RECOGNISERS: dict[str, Predicate] = {function.__name__: function for function in _ALL}
