@@ -26,7 +26,7 @@ _UNSUPPORTED: Final = re.compile(r"^(normalizer|pre-tokenizer|decoder|post-proce
                                  r"error: unsupported \S+ type: (\w+)$")
 #: The components fastokens 0.3.5 refuses, measured: (kind as it names it, type).
 UNSUPPORTED: Final = (("pre-tokenizer", "Metaspace"), ("decoder", "Metaspace"),
-                      ("pre-tokenizer", "WhitespaceSplit"))
+                      ("pre-tokenizer", "WhitespaceSplit"), ("normalizer", "NFKC"))
 
 
 def component_types(value: Any) -> Iterator[str]:
@@ -58,7 +58,7 @@ def unsupported(kind: str, kind_type: str) -> Predicate:
         return yes(kind_type in component_types(ctx.document.get(SLOTS[kind])))
 
     recognise.__name__ = (f"refuses_{kind.replace('-', '_')}_"
-                          f"{re.sub(r'(?<!^)(?=[A-Z])', '_', kind_type).lower()}")
+                          f"{re.sub(r'(?<=[a-z])(?=[A-Z])', '_', kind_type).lower()}")
     return recognise
 
 
