@@ -223,3 +223,28 @@ def test_a_short_real_run(name: str) -> None:
         assert subject.version() == f"{name}@{module.VERSION}"
     finally:
         subject.close()
+
+
+# -- the expectations and their recognisers ---------------------------------------------
+
+
+@pytest.mark.parametrize("name", SUBJECTS)
+def test_each_expectations_file_parses_with_its_recognisers(name: str) -> None:
+    from harness.runs import third_party
+
+    expectations = third_party.expectations_at(f"harness/subjects/{name}/expectations.yaml")
+    assert expectations.subject == name and expectations.entries
+    findings = (ROOT / "harness" / "subjects" / name / "FINDINGS.md").read_text("utf-8")
+    for entry in expectations.entries:  # every entry is written up, by its id
+        assert f"`{entry.id}`" in findings, entry.id
+
+
+def test_the_short_property_rewrite_spells_out_only_unescaped_properties() -> None:
+    from harness.subjects.fastokens.recognisers import component_types, long_properties
+
+    document = {"pre_tokenizer": {"type": "Sequence", "pretokenizers": [
+        {"type": "Split", "pattern": {"Regex": r"\pL+\\pL\P{N}\pN"}}]}}
+    rewritten = long_properties(document)
+    assert rewritten["pre_tokenizer"]["pretokenizers"][0]["pattern"]["Regex"] == (
+        r"\p{L}+\\pL\P{N}\p{N}")
+    assert list(component_types(document["pre_tokenizer"])) == ["Sequence", "Split"]
