@@ -13,7 +13,7 @@ import re
 from collections.abc import Callable, Iterator
 from typing import Any, Final
 
-from ...core.outcome import Crashed, Decoded, Encoded, Refused
+from ...core.outcome import Crashed, Decoded, Encoded, Loaded, Refused
 from ...judge.compare import Divergence
 from ...judge.predicates import NONE, Context, Predicate
 from ..transformers_js.recognisers.replay import replay_on, same_tiers, upstream_handle, yes
@@ -72,45 +72,50 @@ def _added(ctx: Context) -> dict[int, dict[str, Any]]:
             and isinstance(entry.get("content"), str)}
 
 
-def _shadowed(ctx: Context) -> dict[int, str]:
-    """Ids that are an added token and also a model vocabulary entry of another string:
-    ``{id: the added token's content}``."""
-    by_id = {value: key for key, value in ctx.vocab.items() if isinstance(value, int)}
-    return {number: entry["content"] for number, entry in _added(ctx).items()
-            if number in by_id and by_id[number] != entry["content"]}
+def _names(ctx: Context) -> dict[int, set[str]]:
+    """Ids with more than one string: several vocabulary entries on one id, or an added
+    token on the id of another vocabulary string. ``{id: every string of it}``."""
+    found: dict[int, set[str]] = {}
+    for key, value in ctx.vocab.items():
+        if isinstance(value, int):
+            found.setdefault(value, set()).add(key)
+    for number, entry in _added(ctx).items():
+        found.setdefault(number, set()).add(entry["content"])
+    return {number: names for number, names in found.items() if len(names) > 1}
 
 
 def token_of_shared_id_is_added_content(ctx: Context, div: Divergence) -> frozenset[int]:
-    """An id that is both an added token and a model vocabulary entry of another string:
-    upstream's encode names the token by the model's entry, fastokens (``id_to_token``,
-    the adapter's only way to its tokens) by the added content. Checked: the ids agree,
-    and the tokens differ exactly at those ids, the subject's being the added content."""
+    """An id with two strings (two vocabulary entries, or an added token on the id of
+    another entry): upstream's encode names the token by the string it matched,
+    fastokens (``id_to_token``, the adapter's only way to its tokens) by one fixed string
+    of the id. Checked: the ids agree, and the tokens differ only at such ids, both
+    tokens being strings of that id."""
     obs = div.observation
     subject, upstream = obs.reference, obs.upstream
     if not (obs.operation == "encode" and isinstance(subject, Encoded)
             and isinstance(upstream, Encoded) and subject.ids == upstream.ids
             and len(subject.tokens) == len(upstream.tokens)):
         return NONE
-    shadowed = _shadowed(ctx)
+    names = _names(ctx)
     differing = [i for i, (a, b) in enumerate(zip(subject.tokens, upstream.tokens, strict=True))
                  if a != b]
     return yes(bool(differing) and all(
-        subject.ids[i] in shadowed and subject.tokens[i] == shadowed[subject.ids[i]]
+        {subject.tokens[i], upstream.tokens[i]} <= names.get(subject.ids[i], set())
         for i in differing))
 
 
 def skips_special_id_upstream_keeps(ctx: Context, div: Divergence) -> frozenset[int]:
-    """``decode(skip_special_tokens=True)`` of an id that is a special added token and also
-    a model vocabulary entry of another string: upstream keeps it (it decodes the model's
-    entry), fastokens skips it. Checked: upstream's decode of the ids without those ids
-    is exactly the subject's text."""
+    """``decode(skip_special_tokens=True)`` of an id with two strings, one a special added
+    token: upstream keeps it (it decodes the id as the other string), fastokens skips it.
+    Checked: upstream's decode of the ids without those ids is exactly the subject's
+    text."""
     obs = div.observation
     subject = obs.reference
     if not (obs.operation == "decode" and obs.option("skip_special_tokens") is True
             and isinstance(subject, Decoded) and isinstance(obs.input, tuple)):
         return NONE
     added = _added(ctx)
-    special = {n for n in _shadowed(ctx) if added[n].get("special") is True}
+    special = {n for n in _names(ctx) if n in added and added[n].get("special") is True}
     if not special.intersection(obs.input):
         return NONE
     handle = upstream_handle(ctx.document)
@@ -184,6 +189,33 @@ def vocabulary_with_id_gaps_refused(ctx: Context, div: Divergence) -> frozenset[
     return yes(ids != list(range(len(ids))))
 
 
+_REGEX_ERROR: Final = re.compile(r"^\S+ error: regex error: Error compiling regex")
+_NEGATED_PROPERTY: Final = re.compile(r"(?<!\\)(?:\\\\)*\\[pP]\{\^")
+
+
+def _regexes(value: Any) -> Iterator[str]:
+    if isinstance(value, dict):
+        if isinstance(value.get("Regex"), str):
+            yield value["Regex"]
+        for inner in value.values():
+            yield from _regexes(inner)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _regexes(item)
+
+
+def negated_property_refused(ctx: Context, div: Divergence) -> frozenset[int]:
+    """A Regex with Oniguruma's negated property ``\\p{^L}``: fastokens cannot compile it
+    ("error parsing pattern"), upstream loads the file. Checked: the refusal is a regex
+    compile error, upstream loaded, and a Regex of the document has ``\\p{^``."""
+    obs = div.observation
+    if not (obs.operation == "load" and isinstance(obs.reference, Refused)
+            and isinstance(obs.upstream, Loaded)
+            and _REGEX_ERROR.match(obs.reference.message)):
+        return NONE
+    return yes(any(_NEGATED_PROPERTY.search(p) for p in _regexes(ctx.document)))
+
+
 def another_dropout_draw(ctx: Context, div: Divergence) -> frozenset[int]:
     """BPE dropout strictly between 0 and 1 is random in both libraries: each encode is
     one draw, so two encodes of the same text may segment it differently. Checked: the
@@ -210,5 +242,6 @@ _ALL: Final[tuple[Callable[[Context, Divergence], frozenset[int]], ...]] = (
     merges_missing_token_refused,
     another_dropout_draw,
     vocabulary_with_id_gaps_refused,
+    negated_property_refused,
 )
 RECOGNISERS: dict[str, Predicate] = {function.__name__: function for function in _ALL}
