@@ -16,7 +16,13 @@ from typing import Any, Final
 from ...core.outcome import Crashed, Decoded, Encoded, Loaded, Refused
 from ...judge.compare import Divergence
 from ...judge.predicates import NONE, Context, Predicate
-from ..transformers_js.recognisers.replay import replay_on, same_tiers, upstream_handle, yes
+from ..transformers_js.recognisers.replay import (
+    normalized_by,
+    replay_on,
+    same_tiers,
+    upstream_handle,
+    yes,
+)
 from ..upstream import UPSTREAM
 
 #: The document's slot of each component kind fastokens names in its load errors.
@@ -72,50 +78,54 @@ def _added(ctx: Context) -> dict[int, dict[str, Any]]:
             and isinstance(entry.get("content"), str)}
 
 
-def _names(ctx: Context) -> dict[int, set[str]]:
-    """Ids with more than one string: several vocabulary entries on one id, or an added
-    token on the id of another vocabulary string. ``{id: every string of it}``."""
-    found: dict[int, set[str]] = {}
-    for key, value in ctx.vocab.items():
-        if isinstance(value, int):
-            found.setdefault(value, set()).add(key)
+def _renamed(ctx: Context) -> dict[int, tuple[str, str]]:
+    """Normalized added tokens whose normalized form differs from their content:
+    ``{id: (content, normalized form)}`` (upstream's normalizer, replayed)."""
+    handle = upstream_handle(ctx.document)
+    if isinstance(handle, Refused | Crashed):
+        return {}
+    found: dict[int, tuple[str, str]] = {}
     for number, entry in _added(ctx).items():
-        found.setdefault(number, set()).add(entry["content"])
-    return {number: names for number, names in found.items() if len(names) > 1}
+        if entry.get("normalized") is True:
+            normalized = normalized_by(handle, entry["content"])
+            if normalized is not None and normalized != entry["content"]:
+                found[number] = (entry["content"], normalized)
+    return found
 
 
-def token_of_shared_id_is_added_content(ctx: Context, div: Divergence) -> frozenset[int]:
-    """An id with two strings (two vocabulary entries, or an added token on the id of
-    another entry): upstream's encode names the token by the string it matched,
-    fastokens (``id_to_token``, the adapter's only way to its tokens) by one fixed string
-    of the id. Checked: the ids agree, and the tokens differ only at such ids, both
-    tokens being strings of that id."""
+def token_of_normalized_added_token_is_content(ctx: Context, div: Divergence
+                                               ) -> frozenset[int]:
+    """A normalized added token whose normalizer changes it (``''c`` -> ``▁▁▁▁▁c``):
+    upstream names its id by the normalized form, fastokens (``id_to_token``, the
+    adapter's only way to its tokens) by the content. Checked: the ids agree, and the
+    tokens differ only at such ids, the subject's being the content and upstream's the
+    normalized form (upstream's normalizer replayed on the content)."""
     obs = div.observation
     subject, upstream = obs.reference, obs.upstream
     if not (obs.operation == "encode" and isinstance(subject, Encoded)
             and isinstance(upstream, Encoded) and subject.ids == upstream.ids
             and len(subject.tokens) == len(upstream.tokens)):
         return NONE
-    names = _names(ctx)
     differing = [i for i, (a, b) in enumerate(zip(subject.tokens, upstream.tokens, strict=True))
                  if a != b]
+    renamed = _renamed(ctx) if differing else {}
     return yes(bool(differing) and all(
-        {subject.tokens[i], upstream.tokens[i]} <= names.get(subject.ids[i], set())
+        renamed.get(subject.ids[i]) == (subject.tokens[i], upstream.tokens[i])
         for i in differing))
 
 
-def skips_special_id_upstream_keeps(ctx: Context, div: Divergence) -> frozenset[int]:
-    """``decode(skip_special_tokens=True)`` of an id with two strings, one a special added
-    token: upstream keeps it (it decodes the id as the other string), fastokens skips it.
-    Checked: upstream's decode of the ids without those ids is exactly the subject's
-    text."""
+def skips_renamed_special_upstream_keeps(ctx: Context, div: Divergence) -> frozenset[int]:
+    """``decode(skip_special_tokens=True)`` of a special, normalized added token whose
+    normalizer changes it: upstream decodes it (as its normalized form, which is not in
+    its set of special contents), fastokens skips it. Checked: upstream's decode of the
+    ids without those ids is exactly the subject's text."""
     obs = div.observation
     subject = obs.reference
     if not (obs.operation == "decode" and obs.option("skip_special_tokens") is True
             and isinstance(subject, Decoded) and isinstance(obs.input, tuple)):
         return NONE
     added = _added(ctx)
-    special = {n for n in _names(ctx) if n in added and added[n].get("special") is True}
+    special = {n for n in _renamed(ctx) if added[n].get("special") is True}
     if not special.intersection(obs.input):
         return NONE
     handle = upstream_handle(ctx.document)
@@ -236,8 +246,8 @@ def another_dropout_draw(ctx: Context, div: Divergence) -> frozenset[int]:
 
 _ALL: Final[tuple[Callable[[Context, Divergence], frozenset[int]], ...]] = (
     *(unsupported(kind, kind_type) for kind, kind_type in UNSUPPORTED),
-    token_of_shared_id_is_added_content,
-    skips_special_id_upstream_keeps,
+    token_of_normalized_added_token_is_content,
+    skips_renamed_special_upstream_keeps,
     reads_short_property_as_class,
     merges_missing_token_refused,
     another_dropout_draw,
