@@ -114,26 +114,46 @@ def token_of_normalized_added_token_is_content(ctx: Context, div: Divergence
         for i in differing))
 
 
-def skips_renamed_special_upstream_keeps(ctx: Context, div: Divergence) -> frozenset[int]:
-    """``decode(skip_special_tokens=True)`` of a special, normalized added token whose
-    normalizer changes it: upstream decodes it (as its normalized form, which is not in
-    its set of special contents), fastokens skips it. Checked: upstream's decode of the
-    ids without those ids is exactly the subject's text."""
+def decodes_normalized_added_token_as_content(ctx: Context, div: Divergence
+                                              ) -> frozenset[int]:
+    """Decode of a normalized added token whose normalizer changes it: upstream decodes
+    it as its normalized form (and, that form not being among its special contents,
+    keeps it when skipping special tokens); fastokens as its content (skipped when
+    special). Checked: upstream replayed on the document with those added tokens marked
+    ``normalized: false`` (stored as their content) decodes exactly the subject's text."""
     obs = div.observation
-    subject = obs.reference
-    if not (obs.operation == "decode" and obs.option("skip_special_tokens") is True
-            and isinstance(subject, Decoded) and isinstance(obs.input, tuple)):
+    if obs.operation != "decode" or not isinstance(obs.input, tuple):
         return NONE
-    added = _added(ctx)
-    special = {n for n in _renamed(ctx) if added[n].get("special") is True}
-    if not special.intersection(obs.input):
+    renamed = set(_renamed(ctx)).intersection(obs.input)
+    if not renamed:
         return NONE
-    handle = upstream_handle(ctx.document)
-    if isinstance(handle, Refused | Crashed):
+    added = [{**entry, "normalized": False} if isinstance(entry, dict)
+             and entry.get("id") in renamed else entry
+             for entry in ctx.document.get("added_tokens") or ()]
+    return yes(same_tiers(obs.reference, replay_on({**ctx.document, "added_tokens": added},
+                                                   obs)))
+
+
+_DUPLICATE_PATTERN: Final = re.compile(r"DuplicatePatternError: \[([\d, ]*)\]$")
+
+
+def duplicate_added_content_refused(ctx: Context, div: Divergence) -> frozenset[int]:
+    """Two added tokens with the same content: fastokens' matcher (Aho-Corasick) refuses
+    the duplicate pattern, upstream loads the file (one wins). Checked: the content the
+    error names (as bytes) is the content of two or more added tokens."""
+    obs = div.observation
+    if obs.operation != "load" or not isinstance(obs.reference, Refused):
         return NONE
-    replayed = UPSTREAM.decode(handle, tuple(i for i in obs.input if i not in special),
-                               skip_special_tokens=True)
-    return yes(isinstance(replayed, Decoded) and replayed.text == subject.text)
+    named = _DUPLICATE_PATTERN.search(obs.reference.message)
+    if named is None or not named.group(1).strip():
+        return NONE
+    try:
+        content = bytes(int(b) for b in named.group(1).split(",")).decode("utf-8")
+    except (ValueError, UnicodeDecodeError):
+        return NONE
+    contents = [entry.get("content") for entry in ctx.document.get("added_tokens") or ()
+                if isinstance(entry, dict)]
+    return yes(contents.count(content) >= 2)
 
 
 _SHORT_PROPERTY: Final = re.compile(r"(?<!\\)((?:\\\\)*)\\([pP])([A-Za-z])")
@@ -247,7 +267,8 @@ def another_dropout_draw(ctx: Context, div: Divergence) -> frozenset[int]:
 _ALL: Final[tuple[Callable[[Context, Divergence], frozenset[int]], ...]] = (
     *(unsupported(kind, kind_type) for kind, kind_type in UNSUPPORTED),
     token_of_normalized_added_token_is_content,
-    skips_renamed_special_upstream_keeps,
+    decodes_normalized_added_token_as_content,
+    duplicate_added_content_refused,
     reads_short_property_as_class,
     merges_missing_token_refused,
     another_dropout_draw,
