@@ -13,7 +13,7 @@ import re
 from collections.abc import Callable, Iterator
 from typing import Any, Final
 
-from ...core.outcome import Crashed, Decoded, Encoded, Loaded, Refused
+from ...core.outcome import Crashed, Encoded, Loaded, Refused
 from ...judge.compare import Divergence
 from ...judge.predicates import NONE, Context, Predicate
 from ..transformers_js.recognisers.replay import (
@@ -23,7 +23,6 @@ from ..transformers_js.recognisers.replay import (
     upstream_handle,
     yes,
 )
-from ..upstream import UPSTREAM
 
 #: The document's slot of each component kind fastokens names in its load errors.
 SLOTS: Final = {"normalizer": "normalizer", "pre-tokenizer": "pre_tokenizer",
