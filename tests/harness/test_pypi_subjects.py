@@ -185,10 +185,10 @@ def test_a_wheel_that_is_not_the_pinned_one_is_refused(
 def test_the_not_run_subject_is_skipped_by_the_command_line(
         monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
         capsys: pytest.CaptureFixture[str]) -> None:
-    from harness import __main__ as cli
+    from harness.cli.subject import start_subject
 
     _no_index(monkeypatch, tmp_path)
-    assert cli._subject("kitoken") == ""
+    assert start_subject("kitoken") == ""
     assert capsys.readouterr().out.startswith("skipped: kitoken: pip download failed")
 
 

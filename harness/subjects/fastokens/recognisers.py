@@ -59,9 +59,9 @@ def unsupported(kind: str, kind_type: str) -> Predicate:
 
     def recognise(ctx: Context, div: Divergence) -> frozenset[int]:
         obs = div.observation
-        if obs.operation != "load" or not isinstance(obs.reference, Refused):
+        if obs.operation != "load" or not isinstance(obs.subject, Refused):
             return NONE
-        named = _UNSUPPORTED.match(obs.reference.message)
+        named = _UNSUPPORTED.match(obs.subject.message)
         if named is None or (named.group(1), named.group(2)) != (kind, kind_type):
             return NONE
         return yes(kind_type in component_types(ctx.document.get(SLOTS[kind])))
@@ -100,7 +100,7 @@ def token_of_normalized_added_token_is_content(ctx: Context, div: Divergence
     tokens differ only at such ids, the subject's being the content and upstream's the
     normalized form (upstream's normalizer replayed on the content)."""
     obs = div.observation
-    subject, upstream = obs.reference, obs.upstream
+    subject, upstream = obs.subject, obs.upstream
     if not (obs.operation == "encode" and isinstance(subject, Encoded)
             and isinstance(upstream, Encoded) and subject.ids == upstream.ids
             and len(subject.tokens) == len(upstream.tokens)):
@@ -129,7 +129,7 @@ def decodes_normalized_added_token_as_content(ctx: Context, div: Divergence
     added = [{**entry, "normalized": False} if isinstance(entry, dict)
              and entry.get("id") in renamed else entry
              for entry in ctx.document.get("added_tokens") or ()]
-    return yes(same_tiers(obs.reference, replay_on({**ctx.document, "added_tokens": added},
+    return yes(same_tiers(obs.subject, replay_on({**ctx.document, "added_tokens": added},
                                                    obs)))
 
 
@@ -141,9 +141,9 @@ def duplicate_added_content_refused(ctx: Context, div: Divergence) -> frozenset[
     the duplicate pattern, upstream loads the file (one wins). Checked: the content the
     error names (as bytes) is the content of two or more added tokens."""
     obs = div.observation
-    if obs.operation != "load" or not isinstance(obs.reference, Refused):
+    if obs.operation != "load" or not isinstance(obs.subject, Refused):
         return NONE
-    named = _DUPLICATE_PATTERN.search(obs.reference.message)
+    named = _DUPLICATE_PATTERN.search(obs.subject.message)
     if named is None or not named.group(1).strip():
         return NONE
     try:
@@ -183,7 +183,7 @@ def reads_short_property_as_class(ctx: Context, div: Divergence) -> frozenset[in
     rewritten = long_properties(ctx.document)
     if rewritten == ctx.document:
         return NONE
-    return yes(same_tiers(obs.reference, replay_on(rewritten, obs)))
+    return yes(same_tiers(obs.subject, replay_on(rewritten, obs)))
 
 
 def merges_missing_token_refused(ctx: Context, div: Divergence) -> frozenset[int]:
@@ -192,9 +192,9 @@ def merges_missing_token_refused(ctx: Context, div: Divergence) -> frozenset[int
     model enum falls through), where upstream refuses or panics. Checked: that message,
     and the document has such a merge."""
     obs = div.observation
-    if obs.operation != "load" or not isinstance(obs.reference, Refused):
+    if obs.operation != "load" or not isinstance(obs.subject, Refused):
         return NONE
-    if obs.reference.message != _UNSUPPORTED_MODEL or ctx.model.get("type") != "BPE":
+    if obs.subject.message != _UNSUPPORTED_MODEL or ctx.model.get("type") != "BPE":
         return NONE
     for merge in ctx.model.get("merges") or ():
         sides = merge.split(" ") if isinstance(merge, str) else merge
@@ -210,9 +210,9 @@ def vocabulary_with_id_gaps_refused(ctx: Context, div: Divergence) -> frozenset[
     "unsupported model type: Other", upstream loads it. Checked: that message, and the
     model's ids, sorted, are not 0..n-1."""
     obs = div.observation
-    if obs.operation != "load" or not isinstance(obs.reference, Refused):
+    if obs.operation != "load" or not isinstance(obs.subject, Refused):
         return NONE
-    if obs.reference.message != _UNSUPPORTED_MODEL or ctx.model.get("type") != "BPE":
+    if obs.subject.message != _UNSUPPORTED_MODEL or ctx.model.get("type") != "BPE":
         return NONE
     ids = sorted(v for v in ctx.vocab.values() if isinstance(v, int))
     return yes(ids != list(range(len(ids))))
@@ -238,9 +238,9 @@ def negated_property_refused(ctx: Context, div: Divergence) -> frozenset[int]:
     ("error parsing pattern"), upstream loads the file. Checked: the refusal is a regex
     compile error, upstream loaded, and a Regex of the document has ``\\p{^``."""
     obs = div.observation
-    if not (obs.operation == "load" and isinstance(obs.reference, Refused)
+    if not (obs.operation == "load" and isinstance(obs.subject, Refused)
             and isinstance(obs.upstream, Loaded)
-            and _REGEX_ERROR.match(obs.reference.message)):
+            and _REGEX_ERROR.match(obs.subject.message)):
         return NONE
     return yes(any(_NEGATED_PROPERTY.search(p) for p in _regexes(ctx.document)))
 
@@ -252,7 +252,7 @@ def another_dropout_draw(ctx: Context, div: Divergence) -> frozenset[int]:
     are equal) and every token of the subject's is a vocabulary entry or an added
     token: another segmentation of the same text, not another text."""
     obs = div.observation
-    subject, upstream = obs.reference, obs.upstream
+    subject, upstream = obs.subject, obs.upstream
     dropout = ctx.model.get("dropout")
     if not (obs.operation == "encode" and isinstance(subject, Encoded)
             and isinstance(upstream, Encoded) and isinstance(dropout, int | float)

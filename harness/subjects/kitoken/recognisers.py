@@ -26,9 +26,9 @@ def unk_not_an_added_token_refused(ctx: Context, div: Divergence) -> frozenset[i
     ("Unknown token ... not found in specials"); upstream takes it from the vocabulary.
     Checked: the token kitoken names is the model's unk token and no added token."""
     obs = div.observation
-    if obs.operation != "load" or not isinstance(obs.reference, Refused):
+    if obs.operation != "load" or not isinstance(obs.subject, Refused):
         return NONE
-    named = _UNK_NOT_SPECIAL.match(obs.reference.message)
+    named = _UNK_NOT_SPECIAL.match(obs.subject.message)
     if named is None or named.group(1) != ctx.unk_token:
         return NONE
     added = {entry.get("content") for entry in ctx.document.get("added_tokens") or ()
@@ -43,7 +43,7 @@ def template_not_applied(ctx: Context, div: Divergence) -> frozenset[int]:
     post-processor, and upstream's encode of the same text without them gives exactly
     the subject's ids."""
     obs = div.observation
-    subject = obs.reference
+    subject = obs.subject
     if not (obs.operation == "encode" and obs.option("add_special_tokens") is True
             and isinstance(subject, Encoded) and isinstance(obs.input, str)
             and ctx.document.get("post_processor")):

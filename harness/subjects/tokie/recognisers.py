@@ -30,7 +30,7 @@ def panics_at(operation: str, site: str) -> Predicate:
                        + r":\d+:\d+: index out of bounds")
 
     def recognise(ctx: Context, div: Divergence) -> frozenset[int]:
-        subject = div.observation.reference
+        subject = div.observation.subject
         return yes(div.observation.operation == operation and isinstance(subject, Crashed)
                    and where.search(subject.message) is not None)
 
@@ -53,7 +53,7 @@ def decodes_raw_tokens(ctx: Context, div: Divergence) -> frozenset[int]:
     Strip, Metaspace...): its text is the ids' token strings joined. Checked: the
     document has a decoder, and the subject's text is exactly that join."""
     obs = div.observation
-    subject = obs.reference
+    subject = obs.subject
     if not (obs.operation == "decode" and isinstance(subject, Decoded)
             and isinstance(obs.input, tuple) and ctx.document.get("decoder")):
         return NONE
