@@ -372,8 +372,8 @@ class ProcessSubject:
 
 def _encoded(answer: dict[str, Any]) -> Encoded:
     ids = tuple(answer["ids"])
-    tokens = tuple(answer["tokens"])
-    if len(tokens) != len(ids):
+    tokens = tuple(answer.get("tokens", ()))  # absent where the subject lacks the tier
+    if tokens and len(tokens) != len(ids):
         raise ValueError(f"{len(ids)} ids but {len(tokens)} tokens")
     spans = tuple((int(a), int(b)) for a, b in answer.get("offsets", ()))
     return Encoded(ids=ids, tokens=tokens, spans=spans,

@@ -2,25 +2,22 @@
 virtual environment, speaking the subject protocol (``program.py``), judged against the
 pinned version: the upgrade preview (docs/upgrading.md, decision 0035).
 
-The environment lives under the cache folder (``subjects/tokenizers-VERSION/``): created
-once with the running interpreter's ``venv``, the wheel downloaded alone (``--no-deps``:
-the bindings import nothing else), its sha256 checked against ``hashes.json`` where the
-version is recorded there (recorded on first download otherwise, and said), then
-installed with ``--require-hashes``. Expectations are per API family:
+The environment lives under the cache folder (``subjects/tokenizers-VERSION/``), built by
+the PyPI installer (``harness.subjects.pypi``): the wheel alone (``--no-deps``: the
+bindings import nothing else), its sha256 checked against ``hashes.json`` where the
+version is recorded there (recorded on first download otherwise, and said), installed
+with ``--require-hashes``. Expectations are per API family:
 ``expectations-0.x.yaml``, ``expectations-1.x.yaml``; findings: ``FINDINGS.md``.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 from typing import Final
 
-from ...core.resources import cache_dir
+from .. import pypi
+from ..registry import SubjectUnavailableError as SubjectUnavailableError
 from .generations import family
 from .index import VersionError, check
 
@@ -33,12 +30,6 @@ HASHES: Final = FOLDER / "hashes.json"
 #: What a family's bindings import at run time besides themselves (1.x: numpy, for the
 #: ids it takes and gives; huggingface-hub only for from_pretrained, never used here).
 RUNTIME: Final = {"0.x": (), "1.x": ("numpy==2.4.6",)}
-#: Seconds for pip to download or install the wheel.
-PIP_TIMEOUT: Final = 300
-
-
-class SubjectUnavailableError(Exception):
-    """The version cannot be installed here (one line)."""
 
 
 def is_spec(spec: str) -> bool:
@@ -50,11 +41,7 @@ def version_of(spec: str) -> str:
 
 
 def environment(version: str) -> Path:
-    return cache_dir() / "subjects" / f"tokenizers-{version}"
-
-
-def _python(folder: Path) -> Path:
-    return folder / "venv" / ("Scripts/python.exe" if os.name == "nt" else "bin/python")
+    return pypi.environment(f"tokenizers-{version}")
 
 
 def recorded_hashes() -> dict[str, dict[str, str]]:
@@ -63,66 +50,24 @@ def recorded_hashes() -> dict[str, dict[str, str]]:
     return data
 
 
-def _pip(python: Path, *args: str) -> None:
-    done = subprocess.run([str(python), "-m", "pip", "--disable-pip-version-check", "-q",
-                           *args], capture_output=True, text=True, timeout=PIP_TIMEOUT,
-                          check=False)
-    if done.returncode != 0:
-        tail = (done.stderr.strip().splitlines() or ["(no output)"])[-1]
-        raise SubjectUnavailableError(f"pip {args[0]} failed: {tail}")
-
-
 def install(version: str) -> Path:
     """The interpreter of the environment holding ``tokenizers==version`` (built on first
-    use)."""
-    folder = environment(version)
-    python = _python(folder)
-    marker = folder / "installed.json"
-    if marker.is_file() and python.is_file():
-        return python
+    use by the PyPI installer, ``harness.subjects.pypi``)."""
+    folder = f"tokenizers-{version}"
+    ready = pypi.installed(folder)
+    if ready is not None:
+        return ready
     try:
         check(version)
     except VersionError as exc:
         raise SubjectUnavailableError(str(exc)) from None
-    wheels = folder / "wheels"
-    wheels.mkdir(parents=True, exist_ok=True)
-    if not python.is_file():
-        subprocess.run([sys.executable, "-m", "venv", str(folder / "venv")], check=True,
-                       capture_output=True, timeout=PIP_TIMEOUT)
-    requirements = [f"tokenizers=={version}", *RUNTIME[family(version)]]
-    _pip(python, "download", *requirements, "--no-deps", "--only-binary", ":all:",
-         "-d", str(wheels))
-    pinned = [_hashed(requirement, wheels, version) for requirement in requirements]
-    listing = folder / "requirements.txt"
-    listing.write_text("".join(f"{r} --hash=sha256:{d}\n" for r, _, d in pinned),
-                       encoding="utf-8")
-    _pip(python, "install", "--no-deps", "--no-index", "--find-links", str(wheels),
-         "--require-hashes", "-r", str(listing))
-    temporary = marker.with_suffix(".tmp")
-    temporary.write_text(json.dumps({"version": version, "wheels": {
-        wheel: digest for _, wheel, digest in pinned}}, indent=1) + "\n", encoding="utf-8")
-    os.replace(temporary, marker)
-    return python
-
-
-def _hashed(requirement: str, wheels: Path, version: str) -> tuple[str, str, str]:
-    """(requirement, wheel name, sha256) of a downloaded wheel, checked against the record
-    of ``version`` in hashes.json where there is one."""
-    name, _, exact = requirement.partition("==")
-    found = sorted(wheels.glob(f"{name}-{exact}-*.whl"))
-    if not found:
-        raise SubjectUnavailableError(f"pip downloaded no wheel of {requirement}")
-    wheel = found[-1]
-    digest = hashlib.sha256(wheel.read_bytes()).hexdigest()
-    expected = recorded_hashes().get(version, {}).get(wheel.name)
-    if expected is not None and expected != digest:
-        raise SubjectUnavailableError(f"{wheel.name}: sha256 {digest} is not the recorded "
-                                      f"{expected} (harness/subjects/tokenizers_version/"
-                                      "hashes.json)")
-    if expected is None:
-        print(f"tokenizers {version}: {wheel.name} sha256 {digest} (not in hashes.json: "
-              "pinned in the environment from this first download)", file=sys.stderr)
-    return requirement, wheel.name, digest
+    hashes = recorded_hashes().get(version, {})
+    wheels = []
+    for requirement in (f"tokenizers=={version}", *RUNTIME[family(version)]):
+        name, _, exact = requirement.partition("==")
+        wheels.append(pypi.Wheel(name, exact, {
+            wheel: digest for wheel, digest in hashes.items() if wheel.startswith(f"{name}-")}))
+    return pypi.install(folder, wheels, label=f"tokenizers {version}")
 
 
 def command_for(spec: str) -> list[str]:

@@ -1,0 +1,250 @@
+"""The PyPI subjects (fastokens, tokie, kitoken): each adapter replayed on the calls it
+made to its real package (tests/data/pypi-subjects/<name>.json, written by record_subjects.py
+beside it; no network, no package), the not-run path of the installer, and one short real
+run per subject that skips, saying why, when its package is not in the cache."""
+
+from __future__ import annotations
+
+import importlib.util
+import io
+import json
+import subprocess
+import sys
+import types
+from collections.abc import Iterator
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from harness.subjects import pypi, registry
+from harness.subjects.registry import SubjectUnavailableError
+
+ROOT = Path(__file__).parents[2]
+DATA = ROOT / "tests" / "data" / "pypi-subjects"
+SUBJECTS = ("fastokens", "tokie", "kitoken")
+CLASSES = {"fastokens": "Tokenizer", "tokie": "Tokenizer", "kitoken": "Kitoken"}
+
+
+def _recorded(name: str) -> dict[str, Any]:
+    data: dict[str, Any] = json.loads((DATA / f"{name}.json").read_text(encoding="utf-8"))
+    return data
+
+
+def _plain(value: Any) -> Any:
+    """A call's argument as record_subjects.py writes it."""
+    if isinstance(value, bytes):
+        return {"bytes": value.hex()}
+    if isinstance(value, list | tuple):
+        return [_plain(v) for v in value]
+    return value
+
+
+def _value(recorded: Any) -> Any:
+    if isinstance(recorded, dict) and set(recorded) == {"bytes"}:
+        return bytes.fromhex(recorded["bytes"])
+    if isinstance(recorded, dict) and set(recorded) == {"object"}:
+        return types.SimpleNamespace(**recorded["object"])
+    return recorded
+
+
+class Replay:
+    """The package's calls, answered in the recorded order; any other call fails."""
+
+    def __init__(self, calls: list[dict[str, Any]], module: types.ModuleType) -> None:
+        self.calls: Iterator[dict[str, Any]] = iter(calls)
+        self.module = module
+
+    def call(self, where: str, name: str, args: tuple[Any, ...], kwargs: dict[str, Any]
+             ) -> Any:
+        entry = next(self.calls)
+        given = list(args)
+        if "file" in entry:  # a temporary file: its text is what was recorded
+            assert Path(given[0]).read_text(encoding="utf-8") == entry["file"]
+            given[0] = "<path>"
+        assert (entry["call"], entry["args"], entry["kwargs"]) == (
+            f"{where}.{name}", _plain(given), kwargs), entry["call"]
+        if "raised" in entry:
+            raised = entry["raised"]
+            kind = getattr(self.module, raised["type"], None)
+            if kind is None:
+                kind = getattr(__import__("builtins"), raised["type"])
+            raise kind(raised["message"])
+        if entry["returned"] == {"tokenizer": True}:
+            return FakeObject(self, "tokenizer")
+        return _value(entry["returned"])
+
+
+class FakeObject:
+    def __init__(self, replay: Replay, where: str) -> None:
+        self._replay, self._where = replay, where
+
+    def __getattr__(self, name: str) -> Any:
+        return lambda *args, **kwargs: self._replay.call(self._where, name, args, kwargs)
+
+
+def _program(name: str, monkeypatch: pytest.MonkeyPatch) -> tuple[types.ModuleType, Replay]:
+    recorded = _recorded(name)
+    module = types.ModuleType(name)
+    replay = Replay(recorded["calls"], module)
+    setattr(module, CLASSES[name], FakeObject(replay, CLASSES[name]))
+    if name == "tokie":
+        module.TokieError = type("TokieError", (Exception,), {})  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, name, module)
+    real_version = metadata.version
+    monkeypatch.setattr(metadata, "version", lambda package: recorded["version"]
+                        if package == name else real_version(package))
+    monkeypatch.setattr(sys, "path", list(sys.path))
+    path = ROOT / "harness" / "subjects" / name / "program.py"
+    spec = importlib.util.spec_from_file_location(f"{name}_program_under_test", path)
+    assert spec is not None and spec.loader is not None
+    program = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(program)
+    return program, replay
+
+
+@pytest.mark.parametrize("name", SUBJECTS)
+def test_the_adapter_answers_as_recorded_from_the_real_package(
+        name: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    recorded = _recorded(name)
+    program, replay = _program(name, monkeypatch)
+    monkeypatch.setattr(sys, "stdin", io.StringIO(
+        "".join(json.dumps(r) + "\n" for r in recorded["requests"])))
+    out = io.StringIO()
+    monkeypatch.setattr(sys, "stdout", out)
+    assert program.serve(program.Adapter()) == recorded["status"]
+    assert out.getvalue().splitlines() == recorded["lines"]
+    assert next(replay.calls, None) is None  # every recorded call was made
+
+
+def test_the_recordings_show_each_adapters_tiers() -> None:
+    hellos = {name: json.loads(_recorded(name)["lines"][0])["hello"] for name in SUBJECTS}
+    assert hellos["kitoken"]["capabilities"] == ["decode", "ids"]
+    assert "pairs" not in hellos["fastokens"]["capabilities"]
+    assert "spans" not in hellos["tokie"]["capabilities"]
+    answers = [json.loads(line) for line in _recorded("kitoken")["lines"][1:]]
+    assert answers[1]["ok"] == {"ids": [293, 298, 259, 1, 299, 267, 288, 271, 271, 274]}
+    assert answers[3]["protocol_error"] == "a pair, but the subject has no pairs capability"
+
+
+# -- the installer: not run when the package cannot be had --------------------------------
+
+
+def _no_index(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> list[list[str]]:
+    monkeypatch.setenv("TOKENIZER_CONFORMANCE_CACHE", str(tmp_path))
+    ran: list[list[str]] = []
+
+    def run(command: list[str], **_: Any) -> subprocess.CompletedProcess[str]:
+        ran.append(command)
+        if command[1:3] == ["-m", "venv"]:
+            python = pypi.python_of(Path(command[-1]).parent)
+            python.parent.mkdir(parents=True)
+            python.write_text("", encoding="utf-8")
+            return subprocess.CompletedProcess(command, 0, "", "")
+        return subprocess.CompletedProcess(
+            command, 1, "", "WARNING: Retrying...\nERROR: Could not find a version that "
+            "satisfies the requirement tokie==0.1.4 (from versions: none)\n")
+
+    monkeypatch.setattr(subprocess, "run", run)
+    return ran
+
+
+@pytest.mark.parametrize("name", SUBJECTS)
+def test_no_index_is_one_line_and_the_subject_is_not_run(
+        name: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    ran = _no_index(monkeypatch, tmp_path)
+    entry = registry.lookup(name)
+    assert entry is not None
+    with pytest.raises(SubjectUnavailableError) as unavailable:
+        entry.command()
+    message = str(unavailable.value)
+    assert message.startswith(f"{name}: pip download failed: ERROR: Could not find")
+    assert "\n" not in message
+    download = ran[-1]
+    assert "--no-deps" in download and "--only-binary" in download
+    assert not (tmp_path / "subjects" / f"{name}-{entry.module().VERSION}" /
+                pypi.MARKER).exists()
+
+
+def test_a_wheel_that_is_not_the_pinned_one_is_refused(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    _no_index(monkeypatch, tmp_path)
+    wheel = pypi.Wheel("tokie", "0.1.4", {"tokie-0.1.4-cp311-cp311-linux.whl": "0" * 64})
+    downloads = tmp_path / "subjects" / "tokie-0.1.4" / "wheels"
+    downloads.mkdir(parents=True)
+    (downloads / "tokie-0.1.4-cp311-cp311-linux.whl").write_bytes(b"not the wheel")
+    with pytest.raises(SubjectUnavailableError, match=r"has sha256 [0-9a-f]{64}, not the "
+                       r"pinned 0{64}$"):
+        pypi.install("tokie-0.1.4", [wheel], label="tokie")
+    (downloads / "tokie-0.1.4-cp311-cp311-linux.whl").rename(downloads / "tokie-0.1.4-x.whl")
+    with pytest.raises(SubjectUnavailableError, match="pip download failed"):
+        pypi.install("tokie-0.1.4", [wheel], label="tokie")  # not cached: downloaded again
+
+
+def test_the_not_run_subject_is_skipped_by_the_command_line(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    from harness.cli.subject import start_subject
+
+    _no_index(monkeypatch, tmp_path)
+    assert start_subject("kitoken") == ""
+    assert capsys.readouterr().out.startswith("skipped: kitoken: pip download failed")
+
+
+# -- one short real run per subject (skips when the package is not in the cache) ---------
+
+
+@pytest.mark.parametrize("name", SUBJECTS)
+def test_a_short_real_run(name: str) -> None:
+    entry = registry.lookup(name)
+    assert entry is not None
+    module = entry.module()
+    if pypi.installed(f"{name}-{module.VERSION}") is None:
+        pytest.skip(f"{name} {module.VERSION} is not installed in the cache "
+                    f"({pypi.environment(f'{name}-{module.VERSION}')}): run "
+                    f"`python -m harness conformance --subject {name} --profile smoke` once")
+    from harness.core.outcome import Crashed, Encoded, Refused
+    from harness.subjects.process import ProcessSubject
+    from harness.subjects.upstream import UPSTREAM
+
+    document = (ROOT / "fixtures" / "llama_like.tokenizer.json").read_text(encoding="utf-8")
+    command = entry.command()
+    assert command is not None
+    subject = ProcessSubject(command)
+    try:
+        handle, ours = subject.load(document), UPSTREAM.load(document)
+        assert not isinstance(handle, Refused | Crashed)
+        assert not isinstance(ours, Refused | Crashed)
+        got = subject.encode(handle, "ab c", add_special_tokens=False)
+        want = UPSTREAM.encode(ours, "ab c", add_special_tokens=False)
+        assert isinstance(got, Encoded) and isinstance(want, Encoded)
+        assert got.ids == want.ids
+        assert subject.version() == f"{name}@{module.VERSION}"
+    finally:
+        subject.close()
+
+
+# -- the expectations and their recognisers ---------------------------------------------
+
+
+@pytest.mark.parametrize("name", SUBJECTS)
+def test_each_expectations_file_parses_with_its_recognisers(name: str) -> None:
+    from harness.runs import third_party
+
+    expectations = third_party.expectations_at(f"harness/subjects/{name}/expectations.yaml")
+    assert expectations.subject == name and expectations.entries
+    findings = (ROOT / "harness" / "subjects" / name / "FINDINGS.md").read_text("utf-8")
+    for entry in expectations.entries:  # every entry is written up, by its id
+        assert f"`{entry.id}`" in findings, entry.id
+
+
+def test_the_short_property_rewrite_spells_out_only_unescaped_properties() -> None:
+    from harness.subjects.fastokens.recognisers import component_types, long_properties
+
+    document = {"pre_tokenizer": {"type": "Sequence", "pretokenizers": [
+        {"type": "Split", "pattern": {"Regex": r"\pL+\\pL\P{N}\pN"}}]}}
+    rewritten = long_properties(document)
+    assert rewritten["pre_tokenizer"]["pretokenizers"][0]["pattern"]["Regex"] == (
+        r"\p{L}+\\pL\P{N}\p{N}")
+    assert list(component_types(document["pre_tokenizer"])) == ["Sequence", "Split"]
