@@ -207,6 +207,37 @@ def test_the_judge_runs_nothing() -> None:
     assert judge_reaches() == []
 
 
+#: What a recogniser (a plugin of the judge) may not import: the subjects it would run.
+RUNNABLE = ("harness.subjects.upstream", "harness.subjects.reference", "implementation")
+
+
+def recogniser_reaches(root: Path = HARNESS) -> list[str]:
+    """Imports by which a subject's recognisers could run a tokenizer themselves instead of
+    asking the judge's replayer: of upstream, of our reference, of ``implementation/``."""
+    problems: list[str] = []
+    for path in sorted((root / "subjects").rglob("*.py")):
+        if "recognisers" not in path.relative_to(root).parts[2:] \
+                and path.stem != "recognisers":
+            continue
+        targets = harness_imports(path, root)
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                targets += [(node.lineno, a.name) for a in node.names]
+            elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+                targets.append((node.lineno, node.module))
+        for line, target in sorted(set(targets)):
+            if any(target == r or target.startswith(r + ".") for r in RUNNABLE):
+                problems.append(f"{path.relative_to(root.parent)}:{line}: a recogniser "
+                                f"imports {target}")
+    return problems
+
+
+def test_recognisers_run_nothing_themselves() -> None:
+    found = recogniser_reaches()
+    assert found == [], found
+    assert any("recognisers" in p.parts for p in (HARNESS / "subjects").rglob("*.py"))
+
+
 def test_the_judge_rule_bites(tmp_path: Path) -> None:
     """An import of the reference or of a subject by the judge, even inside a function."""
     copy = tmp_path / "harness"

@@ -19,6 +19,7 @@ from ...judge.predicates import NONE, Context, Predicate
 from ..transformers_js.recognisers.replay import (
     normalized_by,
     replay_on,
+    replaying,
     same_tiers,
     upstream_handle,
     yes,
@@ -64,7 +65,7 @@ def unsupported(kind: str, kind_type: str) -> Predicate:
         named = _UNSUPPORTED.match(obs.subject.message)
         if named is None or (named.group(1), named.group(2)) != (kind, kind_type):
             return NONE
-        return yes(kind_type in component_types(ctx.document.get(SLOTS[kind])))
+        return yes(kind_type in component_types(ctx.doc.raw.get(SLOTS[kind])))
 
     recognise.__name__ = (f"refuses_{kind.replace('-', '_')}_"
                           f"{re.sub(r'(?<=[a-z])(?=[A-Z])', '_', kind_type).lower()}")
@@ -72,7 +73,7 @@ def unsupported(kind: str, kind_type: str) -> Predicate:
 
 
 def _added(ctx: Context) -> dict[int, dict[str, Any]]:
-    return {entry["id"]: entry for entry in ctx.document.get("added_tokens") or ()
+    return {entry["id"]: entry for entry in ctx.doc.added_tokens
             if isinstance(entry, dict) and isinstance(entry.get("id"), int)
             and isinstance(entry.get("content"), str)}
 
@@ -80,7 +81,7 @@ def _added(ctx: Context) -> dict[int, dict[str, Any]]:
 def _renamed(ctx: Context) -> dict[int, tuple[str, str]]:
     """Normalized added tokens whose normalized form differs from their content:
     ``{id: (content, normalized form)}`` (upstream's normalizer, replayed)."""
-    handle = upstream_handle(ctx.document)
+    handle = upstream_handle(ctx.doc.raw)
     if isinstance(handle, Refused | Crashed):
         return {}
     found: dict[int, tuple[str, str]] = {}
@@ -128,8 +129,8 @@ def decodes_normalized_added_token_as_content(ctx: Context, div: Divergence
         return NONE
     added = [{**entry, "normalized": False} if isinstance(entry, dict)
              and entry.get("id") in renamed else entry
-             for entry in ctx.document.get("added_tokens") or ()]
-    return yes(same_tiers(obs.subject, replay_on({**ctx.document, "added_tokens": added},
+             for entry in ctx.doc.added_tokens]
+    return yes(same_tiers(obs.subject, replay_on({**ctx.doc.raw, "added_tokens": added},
                                                    obs)))
 
 
@@ -150,7 +151,7 @@ def duplicate_added_content_refused(ctx: Context, div: Divergence) -> frozenset[
         content = bytes(int(b) for b in named.group(1).split(",")).decode("utf-8")
     except (ValueError, UnicodeDecodeError):
         return NONE
-    contents = [entry.get("content") for entry in ctx.document.get("added_tokens") or ()
+    contents = [entry.get("content") for entry in ctx.doc.added_tokens
                 if isinstance(entry, dict)]
     return yes(contents.count(content) >= 2)
 
@@ -180,8 +181,8 @@ def reads_short_property_as_class(ctx: Context, div: Divergence) -> frozenset[in
     obs = div.observation
     if obs.operation not in ("encode", "decode"):
         return NONE
-    rewritten = long_properties(ctx.document)
-    if rewritten == ctx.document:
+    rewritten = long_properties(ctx.doc.raw)
+    if rewritten == ctx.doc.raw:
         return NONE
     return yes(same_tiers(obs.subject, replay_on(rewritten, obs)))
 
@@ -194,13 +195,13 @@ def merges_missing_token_refused(ctx: Context, div: Divergence) -> frozenset[int
     obs = div.observation
     if obs.operation != "load" or not isinstance(obs.subject, Refused):
         return NONE
-    if obs.subject.message != _UNSUPPORTED_MODEL or ctx.model.get("type") != "BPE":
+    if obs.subject.message != _UNSUPPORTED_MODEL or ctx.doc.model.get("type") != "BPE":
         return NONE
-    for merge in ctx.model.get("merges") or ():
+    for merge in ctx.doc.merges or ():
         sides = merge.split(" ") if isinstance(merge, str) else merge
         if (isinstance(sides, list) and len(sides) == 2
                 and all(isinstance(side, str) for side in sides)
-                and any(token not in ctx.vocab for token in (*sides, sides[0] + sides[1]))):
+                and any(token not in ctx.doc.vocab for token in (*sides, sides[0] + sides[1]))):
             return yes(True)
     return NONE
 
@@ -212,9 +213,9 @@ def vocabulary_with_id_gaps_refused(ctx: Context, div: Divergence) -> frozenset[
     obs = div.observation
     if obs.operation != "load" or not isinstance(obs.subject, Refused):
         return NONE
-    if obs.subject.message != _UNSUPPORTED_MODEL or ctx.model.get("type") != "BPE":
+    if obs.subject.message != _UNSUPPORTED_MODEL or ctx.doc.model.get("type") != "BPE":
         return NONE
-    ids = sorted(v for v in ctx.vocab.values() if isinstance(v, int))
+    ids = sorted(v for v in ctx.doc.vocab.values() if isinstance(v, int))
     return yes(ids != list(range(len(ids))))
 
 
@@ -242,7 +243,7 @@ def negated_property_refused(ctx: Context, div: Divergence) -> frozenset[int]:
             and isinstance(obs.upstream, Loaded)
             and _REGEX_ERROR.match(obs.subject.message)):
         return NONE
-    return yes(any(_NEGATED_PROPERTY.search(p) for p in _regexes(ctx.document)))
+    return yes(any(_NEGATED_PROPERTY.search(p) for p in _regexes(ctx.doc.raw)))
 
 
 def another_dropout_draw(ctx: Context, div: Divergence) -> frozenset[int]:
@@ -253,14 +254,14 @@ def another_dropout_draw(ctx: Context, div: Divergence) -> frozenset[int]:
     token: another segmentation of the same text, not another text."""
     obs = div.observation
     subject, upstream = obs.subject, obs.upstream
-    dropout = ctx.model.get("dropout")
+    dropout = ctx.doc.dropout
     if not (obs.operation == "encode" and isinstance(subject, Encoded)
             and isinstance(upstream, Encoded) and isinstance(dropout, int | float)
             and not isinstance(dropout, bool) and 0.0 < float(dropout) < 1.0):
         return NONE
     added = {entry["content"] for entry in _added(ctx).values()}
     return yes("".join(subject.tokens) == "".join(upstream.tokens) and all(
-        token in ctx.vocab or token in added for token in subject.tokens))
+        token in ctx.doc.vocab or token in added for token in subject.tokens))
 
 
 _ALL: Final[tuple[Callable[[Context, Divergence], frozenset[int]], ...]] = (
@@ -274,4 +275,4 @@ _ALL: Final[tuple[Callable[[Context, Divergence], frozenset[int]], ...]] = (
     vocabulary_with_id_gaps_refused,
     negated_property_refused,
 )
-RECOGNISERS: dict[str, Predicate] = {function.__name__: function for function in _ALL}
+RECOGNISERS: dict[str, Predicate] = {function.__name__: replaying(function) for function in _ALL}

@@ -11,11 +11,11 @@ from __future__ import annotations
 import re
 from typing import Final
 
-from ...core.outcome import Crashed, Encoded, Refused
+from ...core.observation import Observation
+from ...core.outcome import Encoded, Refused
 from ...judge.compare import Divergence
 from ...judge.predicates import NONE, Context, Predicate
-from ..transformers_js.recognisers.replay import upstream_handle, yes
-from ..upstream import UPSTREAM
+from ..transformers_js.recognisers.replay import replay_on, replaying, yes
 
 _UNK_NOT_SPECIAL: Final = re.compile(r'^invalid data: Unknown token "(.*)" not found in '
                                      r"specials$", re.S)
@@ -29,9 +29,9 @@ def unk_not_an_added_token_refused(ctx: Context, div: Divergence) -> frozenset[i
     if obs.operation != "load" or not isinstance(obs.subject, Refused):
         return NONE
     named = _UNK_NOT_SPECIAL.match(obs.subject.message)
-    if named is None or named.group(1) != ctx.unk_token:
+    if named is None or named.group(1) != ctx.doc.unk_token:
         return NONE
-    added = {entry.get("content") for entry in ctx.document.get("added_tokens") or ()
+    added = {entry.get("content") for entry in ctx.doc.added_tokens
              if isinstance(entry, dict)}
     return yes(named.group(1) not in added)
 
@@ -46,16 +46,15 @@ def template_not_applied(ctx: Context, div: Divergence) -> frozenset[int]:
     subject = obs.subject
     if not (obs.operation == "encode" and obs.option("add_special_tokens") is True
             and isinstance(subject, Encoded) and isinstance(obs.input, str)
-            and ctx.document.get("post_processor")):
+            and ctx.doc.raw.get("post_processor")):
         return NONE
-    handle = upstream_handle(ctx.document)
-    if isinstance(handle, Refused | Crashed):
-        return NONE
-    replayed = UPSTREAM.encode(handle, obs.input, None, add_special_tokens=False)
+    replayed = replay_on(ctx.doc.raw, Observation(
+        obs.track, "encode", obs.input, (("add_special_tokens", False),), subject,
+        obs.upstream))
     return yes(isinstance(replayed, Encoded) and replayed.ids == subject.ids)
 
 
-RECOGNISERS: dict[str, Predicate] = {function.__name__: function for function in (
+RECOGNISERS: dict[str, Predicate] = {function.__name__: replaying(function) for function in (
     unk_not_an_added_token_refused,
     template_not_applied,
 )}

@@ -14,7 +14,7 @@ from typing import Final
 from ...core.outcome import Crashed, Decoded
 from ...judge.compare import Divergence
 from ...judge.predicates import NONE, Context, Predicate
-from ..transformers_js.recognisers.replay import yes
+from ..transformers_js.recognisers.replay import replaying, yes
 
 #: Where tokie 0.1.4 panics, measured: (the operation, its source file; one unchecked
 #: index per file, at a line or two: sentencepiece.rs:469-470, vocab.rs:76-83).
@@ -40,8 +40,8 @@ def panics_at(operation: str, site: str) -> Predicate:
 
 
 def _token_strings(ctx: Context) -> dict[int, str]:
-    found = {value: key for key, value in ctx.vocab.items() if isinstance(value, int)}
-    for entry in ctx.document.get("added_tokens") or ():
+    found = {value: key for key, value in ctx.doc.vocab.items() if isinstance(value, int)}
+    for entry in ctx.doc.added_tokens:
         if isinstance(entry, dict) and isinstance(entry.get("id"), int) and isinstance(
                 entry.get("content"), str):
             found[entry["id"]] = entry["content"]
@@ -55,7 +55,7 @@ def decodes_raw_tokens(ctx: Context, div: Divergence) -> frozenset[int]:
     obs = div.observation
     subject = obs.subject
     if not (obs.operation == "decode" and isinstance(subject, Decoded)
-            and isinstance(obs.input, tuple) and ctx.document.get("decoder")):
+            and isinstance(obs.input, tuple) and ctx.doc.raw.get("decoder")):
         return NONE
     strings = _token_strings(ctx)
     if not all(i in strings for i in obs.input):
@@ -63,7 +63,7 @@ def decodes_raw_tokens(ctx: Context, div: Divergence) -> frozenset[int]:
     return yes(subject.text == "".join(strings[i] for i in obs.input))
 
 
-RECOGNISERS: dict[str, Predicate] = {function.__name__: function for function in (
+RECOGNISERS: dict[str, Predicate] = {function.__name__: replaying(function) for function in (
     *(panics_at(operation, site) for operation, site in PANICS),
     decodes_raw_tokens,
 )}
