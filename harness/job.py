@@ -34,7 +34,7 @@ from hypothesis.database import ExampleDatabase
 
 from .core import interrupts
 from .core.profiles import PROFILES, Profile
-from .fixtures.real_models import CONFORMANCE_FIXTURES
+from .fixture_builders.real_models import CONFORMANCE_FIXTURES
 from .runs import database as example_db
 from .runs.engine import (
     HarnessError,

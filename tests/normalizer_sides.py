@@ -12,8 +12,8 @@ import unicodedata
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from harness.fixtures import unicode_tables as generator
-from harness.fixtures.code_points import code_points
+from harness.fixture_builders import unicode_tables as generator
+from harness.fixture_builders.code_points import code_points
 from implementation import normalizers as ref_normalizers
 from implementation import unicode_forms
 from implementation.alignment import NormalizedText

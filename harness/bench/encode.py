@@ -116,7 +116,7 @@ def fixture_figures(name: str, texts: Sequence[str], repeats: int, notes: list[s
 
     import implementation
 
-    from ..fixtures.real_models import FixtureError, build_fixture
+    from ..fixture_builders.real_models import FixtureError, build_fixture
 
     try:
         path = build_fixture(name)

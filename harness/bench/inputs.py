@@ -42,7 +42,7 @@ def corpus_texts(limit: int | None) -> list[str]:
 
 def real_model_json() -> tuple[str | None, str]:
     """The Mistral v0.1 tokenizer.json text, or None and why it could not be built."""
-    from ..fixtures.real_models import FixtureError, build_fixture
+    from ..fixture_builders.real_models import FixtureError, build_fixture
 
     try:
         path = build_fixture(REAL_MODEL)

@@ -35,7 +35,7 @@ class Scale:
 
 
 def _conformance_fixtures() -> tuple[str, ...]:
-    from ..fixtures.real_models import CONFORMANCE_FIXTURES
+    from ..fixture_builders.real_models import CONFORMANCE_FIXTURES
 
     return CONFORMANCE_FIXTURES
 

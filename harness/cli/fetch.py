@@ -12,7 +12,7 @@ from .arguments import UsageError
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..fixtures.fetch import TARGETS, fetch
+    from ..fixture_builders.fetch import TARGETS, fetch
 
     unknown = [name for name in args.names if name not in TARGETS]
     if unknown:

@@ -1,8 +1,8 @@
 """The hand-chosen INPUTS of the oracle files (``oracles/*.json``): tokenizer.json
 documents (inline, fixtures written under ``fixtures/``, or real-model fixtures built at
-run time by ``harness.fixtures.real_models``), texts (hand-chosen, or the committed real-model
-corpus), id runs, and the flags naming what each row exercises (declared with their
-meanings in ``spec.py``).
+run time by ``harness.fixture_builders.real_models``), texts (hand-chosen, or the
+committed real-model corpus), id runs, and the flags naming what each row exercises
+(declared with their meanings in ``spec.py``).
 
 Nothing here is an output. Every observed value in an oracle file comes from running
 ``tokenizers`` on these inputs (``harness.oracles.generation``); the replay tests then check the
@@ -559,8 +559,9 @@ def _mistral_spec() -> OracleSpec:
             "fixtures/corpus/real_model_corpus.json (row id = corpus entry id, "
             "add_special_tokens=True), and the decode of those ids with "
             "skip_special_tokens true and false. The tokenizer is referenced by its "
-            "built-fixture name and sha256, not inlined: harness/fixtures/real_models.py builds it "
-            "from the mistral-common 1.13.1 wheel. Encodings are packed: ids and spans "
+            "built-fixture name and sha256, not inlined: "
+            "harness/fixture_builders/real_models.py builds it from the mistral-common "
+            "1.13.1 wheel. Encodings are packed: ids and spans "
             "(start:end) space-separated, the special mask as a string of 0/1; tokens are "
             "left out when they are the vocabulary strings of the ids (checked against "
             "upstream's tokens at generation). The BOS the template adds is at (-1, -1) "
@@ -569,7 +570,8 @@ def _mistral_spec() -> OracleSpec:
             TokenizerSpec(MISTRAL_V0_1, built_fixture=MISTRAL_V0_1,
                           flags=("real-model-mistral-v0.1", "llama-prepend",
                                  "llama-template", "llama-decoder-chain"),
-                          comment="python -m harness.fixtures.real_models mistral-v0.1 builds it"),
+                          comment="python -m harness.fixture_builders.real_models mistral-v0.1 "
+                                  "builds it"),
         ),
         rows=rows,
         inputs=REAL_CORPUS,

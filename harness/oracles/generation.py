@@ -19,7 +19,7 @@ from ..core.outcome import (
     Refused,
     outcome_to_json,
 )
-from ..fixtures import real_models
+from ..fixture_builders import real_models
 from . import cases as oracle_cases
 from .layout import (
     DIVERGENCES,

@@ -15,7 +15,7 @@ from typing import Any
 
 from ..core.pins import upstream_version
 from ..core.resources import checkout_root
-from ..fixtures import real_models
+from ..fixture_builders import real_models
 from ..judge.registry import load_registry
 from .spec import FLAGS
 
@@ -61,9 +61,10 @@ def sha256_text(text: str) -> str:
 
 
 def built_fixture_text(name: str, *, build: bool = False) -> str:
-    """The text of built fixture ``name`` (``harness.fixtures.real_models``). ``build``: build it
-    when it is not cached (needs network for pip and ``tokenizers``); otherwise only the
-    cached, sha256-verified build is read. Raises ``real_models.FixtureError``."""
+    """The text of built fixture ``name`` (``harness.fixture_builders.real_models``).
+    ``build``: build it when it is not cached (needs network for pip and ``tokenizers``);
+    otherwise only the cached, sha256-verified build is read. Raises
+    ``real_models.FixtureError``."""
     if build:
         path = real_models.build_fixture(name)
     else:
@@ -75,7 +76,7 @@ def built_fixture_text(name: str, *, build: bool = False) -> str:
         if not path.is_file():
             raise real_models.FixtureError(
                 f"built fixture {name} is not in {real_models.fixtures_dir()} "
-                f"(python -m harness.fixtures.real_models {name} builds it)")
+                f"(python -m harness.fixture_builders.real_models {name} builds it)")
         real_models.verify_sha256(path, spec.output_sha256, what=f"built fixture {name}")
     return path.read_text(encoding="utf-8")
 

@@ -21,7 +21,7 @@ from ..core.outcome import (
     Refused,
     outcome_from_json,
 )
-from ..fixtures import real_models
+from ..fixture_builders import real_models
 from ..judge.classify import classify
 from ..judge.compare import compare
 from ..judge.registry import load_registry

@@ -76,7 +76,8 @@ RULE_FLAGS: dict[str, str] = {
     "real_model_corpus.json; the row id is the corpus entry's id), encoded with "
     "add_special_tokens=True by the real Mistral v0.1 tokenizer.json.",
     "real-model-mistral-v0.1": "The real Mistral v0.1 tokenizer.json, built at run time "
-    "from the mistral-common 1.13.1 wheel (harness/fixtures/real_models.py) and pinned by sha256.",
+    "from the mistral-common 1.13.1 wheel (harness/fixture_builders/real_models.py) and "
+    "pinned by sha256.",
 }
 
 #: Class ids of the registry (harness/judge/divergences.yaml): a row flagged with one
@@ -95,8 +96,8 @@ FLAGS: dict[str, str] = {**RULE_FLAGS, **CLASS_FLAGS}
 @dataclass(frozen=True)
 class TokenizerSpec:
     """One tokenizer.json of an oracle file: inline, a fixture file (path from the
-    repository root), or a built fixture (a name of ``harness.fixtures.real_models``: built at run
-    time into the cache folder, never committed). ``flags`` go on its ``<name>-load``
+    repository root), or a built fixture (a name of ``harness.fixture_builders.real_models``:
+    built at run time into the cache folder, never committed). ``flags`` go on its ``<name>-load``
     row."""
 
     name: str

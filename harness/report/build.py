@@ -7,7 +7,7 @@ from typing import Protocol
 
 from ..core.profiles import Profile
 from ..core.resources import repository_path
-from ..fixtures.morph_track import UPSTREAM_DOCUMENT
+from ..fixture_builders.morph_track import UPSTREAM_DOCUMENT
 from ..judge.compare import SUBJECT_SIDE
 from ..judge.coverage import RULES
 from ..judge.registry import load_registry

@@ -28,7 +28,7 @@ How to read it:
                that reproduces it
   classes      every INTENDED divergence class: why it is intended (decision record), how
                often it was seen, and one minimal witness (tokenizer.json, input, outcomes)
-  real_models  the real tokenizer files the run includes (harness/fixtures/real_models.py):
+  real_models  the real tokenizer files the run includes (harness/fixture_builders/real_models.py):
                corpus + generated texts, compared the same way (and the reference's encode
                time against upstream's on the corpus)
   unified_morph_track

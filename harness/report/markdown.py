@@ -215,7 +215,7 @@ def _failures(report: Report) -> str:
         blocks.append(_fixture_failure(f"Real model `{fixture.fixture}`", entry, side,
                                        f"The tokenizer.json is the fixture (sha256 "
                                        f"`{fixture.sha256[:16]}…`), built by `python -m "
-                                       f"harness.fixtures.real_models {fixture.fixture}`."))
+                                       f"harness.fixture_builders.real_models {fixture.fixture}`."))
     for entry in morph_failures:
         assert morph is not None
         blocks.append(_fixture_failure(

@@ -1,5 +1,5 @@
 """The morph-track run: the unified tokenizer's morph track against its upstream
-expression (``harness.fixtures.morph_track``) run by ``tokenizers``, through the same
+expression (``harness.fixture_builders.morph_track``) run by ``tokenizers``, through the same
 engine and registry as every other run.
 
 For every text (a deterministic corpus sample, then Hypothesis texts):
@@ -32,7 +32,7 @@ from ..core.case import Case
 from ..core.observation import Observation
 from ..core.outcome import Encoded
 from ..core.resources import repository_path
-from ..fixtures.morph_track import (
+from ..fixture_builders.morph_track import (
     CONFIG,
     MONGOLIAN_RUN,
     UPSTREAM_DOCUMENT,
@@ -187,7 +187,7 @@ def _run(result: MorphTrackRun, *, examples: int, seed_value: int, config: Path,
     if config == CONFIG and not result.committed_document_current:
         observer._fail(observer.case(""), "fixture: fixtures/unified/"
                        "morph_upstream.tokenizer.json is stale (python -m "
-                       "harness.fixtures.train_morph)")
+                       "harness.fixture_builders.train_morph)")
     engine = Engine(observe=observer, size=text_size, fixture=FIXTURE)
 
     def after_each(tally: Tally) -> None:

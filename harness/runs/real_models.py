@@ -34,7 +34,7 @@ from ..core.case import Case
 from ..core.observation import Observation, Track
 from ..core.outcome import Refused
 from ..core.resources import data_file
-from ..fixtures.real_models import (
+from ..fixture_builders.real_models import (
     CONFORMANCE_FIXTURES,
     FIXTURES,
     FixtureError,

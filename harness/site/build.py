@@ -17,7 +17,7 @@ from . import severity
 from .model import Cell, FindingView, Lineage, Output, RealFileView, Site, SubjectView, WitnessView
 from .records import record_of
 
-#: Real files by name prefix → lineage (the fixtures of harness/fixtures/real_models.py).
+#: Real files by name prefix → lineage (the fixtures of harness/fixture_builders/real_models.py).
 FIXTURE_LINEAGE: dict[str, Lineage] = {"mistral": "sentencepiece", "gemma": "sentencepiece",
                                        "llama-2": "sentencepiece", "llama-3": "byte-level",
                                        "gpt": "byte-level", "qwen": "byte-level"}

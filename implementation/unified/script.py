@@ -75,7 +75,7 @@ def morphemes(text: str, start: int = 0, end: int | None = None) -> list[Span]:
     - MVS and the FVS are ordinary symbols of the morpheme they stand in; they never
       split one.
 
-    Equivalent upstream pre-tokenizer (``harness/fixtures/morph_track.py``): a Sequence
+    Equivalent upstream pre-tokenizer (``harness/fixture_builders/morph_track.py``): a Sequence
     of Split(NNBSP, MergedWithNext) and Split(punctuation class, Isolated).
     """
     stop = len(text) if end is None else end

@@ -13,8 +13,8 @@ from hypothesis import strategies as st
 
 pytest.importorskip("tokenizers")
 
-from harness.fixtures import train_morph as train
-from harness.fixtures.morph_track import (
+from harness.fixture_builders import train_morph as train
+from harness.fixture_builders.morph_track import (
     CONFIG,
     MONGOLIAN_RUN,
     MORPH_PRE_TOKENIZER,

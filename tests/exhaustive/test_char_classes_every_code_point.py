@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 import regex  # type: ignore[import-untyped, unused-ignore]
 
-from harness.fixtures import char_class_tables
+from harness.fixture_builders import char_class_tables
 from implementation import oniguruma
 from implementation.char_classes import (
     NUMERIC,

@@ -19,7 +19,7 @@ from normalizer_sides import (
     upstream_alignments,
 )
 
-from harness.fixtures import unicode_tables as generator
+from harness.fixture_builders import unicode_tables as generator
 
 tokenizers = pytest.importorskip("tokenizers")
 pytestmark = pytest.mark.upstream

@@ -32,7 +32,7 @@ from readme_commands import (
 def _downloads(folder: Path) -> None:
     """The pinned wheel and tarballs the builders keep in this machine's cache, for the
     README's ``fetch --from DIR``."""
-    from harness.fixtures.sources import fixtures_dir
+    from harness.fixture_builders.sources import fixtures_dir
 
     folder.mkdir()
     for kept in [*(fixtures_dir() / "wheels").glob("*.whl"),

@@ -11,7 +11,7 @@ import pytest
 
 pytest.importorskip("tokenizers")
 
-from harness.fixtures.real_models import CONFORMANCE_FIXTURES
+from harness.fixture_builders.real_models import CONFORMANCE_FIXTURES
 from harness.job import run
 from harness.report.build import build_report
 from harness.report.merge import merge

@@ -1,7 +1,7 @@
 """The harness' imports point one way: down the layers, never up, never in a circle.
 
     core  <-  subjects  <-  judge  <-  subjects/*/recognisers  <-  runs  <-  report  <-  oracles
-              strategies  <-  fixtures  (beside: read by runs and above)
+              strategies  <-  fixture_builders  (beside: read by runs and above)
     oracles  <-  job  <-  bench, cli  <-  __main__
     report, site (severity)  <-  matrix  <-  cli, __main__   (the matrix runs each subject
                                                                in a child; it reads reports)
@@ -32,7 +32,7 @@ LAYERS: dict[str, float] = {
     "subjects": 1,
     "strategies": 2,
     "judge": 3,
-    "fixtures": 3,
+    "fixture_builders": 3,
     SUBJECT_PLUGINS: 3.5,
     "runs": 4,
     "report": 5,

@@ -22,8 +22,13 @@ import pytest
 import yaml
 
 from harness.core.profiles import PROFILES
-from harness.fixtures.real_models import CONFORMANCE_FIXTURES, FIXTURES, SPECS, NpmMemberFixture
-from harness.fixtures.sources import WHEEL, fixtures_dir
+from harness.fixture_builders.real_models import (
+    CONFORMANCE_FIXTURES,
+    FIXTURES,
+    SPECS,
+    NpmMemberFixture,
+)
+from harness.fixture_builders.sources import WHEEL, fixtures_dir
 
 pytest.importorskip("tokenizers")
 

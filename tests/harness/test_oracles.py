@@ -23,7 +23,7 @@ from builders import llama_like_document, metaspace_document
 
 from harness.core.canonical import canonical_json
 from harness.core.case import Case
-from harness.fixtures import real_models
+from harness.fixture_builders import real_models
 from harness.judge.registry import load_registry
 from harness.oracles import cases as oracle_cases
 from harness.oracles import spec as oracle_spec
@@ -95,7 +95,8 @@ def test_oracle_header_stamps_the_environment(path: Path) -> None:
     built = {e["built_fixture"]: e["sha256"] for e in data["tokenizers"].values()
              if "built_fixture" in e}
     assert header.get("built_fixtures", {}) == built
-    for name, sha in built.items():  # the hash harness/fixtures/real_models.py verifies builds by
+    # the hash harness/fixture_builders/real_models.py verifies builds by
+    for name, sha in built.items():
         assert real_models.SPECS[name].output_sha256 == sha, name
 
 
@@ -162,7 +163,7 @@ def test_mistral_oracle_has_one_row_per_corpus_text() -> None:
     data = load(ROOT / "oracles/mistral_v0_1.json")
     assert data["tokenizers"] == {"mistral-v0.1": {
         "built_fixture": "mistral-v0.1", "sha256": real_models.SPECS["mistral-v0.1"].output_sha256,
-        "comment": "python -m harness.fixtures.real_models mistral-v0.1 builds it"}}
+        "comment": "python -m harness.fixture_builders.real_models mistral-v0.1 builds it"}}
     assert data["header"]["inputs"] == oracle_cases.REAL_CORPUS
     load_row, *rows = data["cases"]
     assert load_row["id"] == "mistral-v0.1-load"

@@ -21,9 +21,9 @@ from typing import Any
 import pytest
 
 from harness.core.resources import CACHE_VARIABLE
-from harness.fixtures import real_models
-from harness.fixtures.npm_package import NpmTarball, sri_sha512
-from harness.fixtures.real_models import (
+from harness.fixture_builders import real_models
+from harness.fixture_builders.npm_package import NpmTarball, sri_sha512
+from harness.fixture_builders.real_models import (
     CONFORMANCE_FIXTURES,
     FIXTURES,
     FixtureError,
@@ -34,7 +34,7 @@ from harness.fixtures.real_models import (
     generate_merges,
     verify_sha256,
 )
-from harness.fixtures.sentencepiece_model import (
+from harness.fixture_builders.sentencepiece_model import (
     ModelType,
     PieceType,
     ProtobufError,
