@@ -33,7 +33,7 @@ import hypothesis
 from hypothesis.database import ExampleDatabase
 
 from .core import interrupts
-from .core.profiles import PROFILES, Profile
+from .core.profiles import PROFILES, RunProfile
 from .fixture_builders.real_models import CONFORMANCE_FIXTURES
 from .runs import database as example_db
 from .runs.engine import (
@@ -79,7 +79,7 @@ def subject_info(spec: str) -> SubjectInfo:
 
 @dataclass
 class JobResult:
-    profile: Profile
+    profile: RunProfile
     seed: int
     tally: Tally
     duration: float

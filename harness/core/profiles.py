@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 
 @dataclass(frozen=True)
-class Profile:
+class RunProfile:
     name: str
     #: Generated cases explored.
     examples: int
@@ -24,16 +24,16 @@ class Profile:
     real_fixtures: int | None = None
 
 
-PROFILES: dict[str, Profile] = {
+PROFILES: dict[str, RunProfile] = {
     p.name: p
     for p in (
-        Profile("smoke", 20, 5, 20, 5, "seconds: the command line's own tests",
+        RunProfile("smoke", 20, 5, 20, 5, "seconds: the command line's own tests",
                 real_corpus=60, real_fixtures=2),
-        Profile("dev", 300, 150, 400, 500, "a quick look while developing",
+        RunProfile("dev", 300, 150, 400, 500, "a quick look while developing",
                 real_corpus=300),
-        Profile("ci", 3000, 300, 800, 20000,
+        RunProfile("ci", 3000, 300, 800, 20000,
                 "the default: what `nox -s conformance` runs in CI"),
-        Profile("nightly", 30000, 1000, 4000, 100000, "the long nightly exploration"),
+        RunProfile("nightly", 30000, 1000, 4000, 100000, "the long nightly exploration"),
     )
 }
 DEFAULT_PROFILE = "ci"

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Protocol
 
-from ..core.profiles import Profile
+from ..core.profiles import RunProfile
 from ..core.resources import repository_path
 from ..fixture_builders.morph_track import UPSTREAM_DOCUMENT
 from ..judge.compare import SUBJECT_SIDE
@@ -24,7 +24,7 @@ class JobResultLike(Protocol):
     """What the report needs of a job's result (``harness.job.JobResult``)."""
 
     @property
-    def profile(self) -> Profile: ...
+    def profile(self) -> RunProfile: ...
     @property
     def seed(self) -> int: ...
     @property

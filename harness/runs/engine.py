@@ -33,7 +33,7 @@ from hypothesis.errors import Flaky
 from ..core import interrupts
 from ..core.case import Case
 from ..core.observation import Observation
-from ..core.profiles import Profile
+from ..core.profiles import RunProfile
 from ..judge.classify import Explainer, Judgement, Verdict, judge
 from ..judge.compare import REFERENCE_SIDE
 from ..subjects.protocol import ALL_CAPABILITIES
@@ -127,7 +127,7 @@ class Engine:
         explore()
         return tally
 
-    def search(self, strategy: Any, target: Target, profile: Profile,
+    def search(self, strategy: Any, target: Target, profile: RunProfile,
                seed_value: int, start: Case | None = None) -> Witness | None:
         """The smallest case found showing ``target``, shrunk by Hypothesis within the
         profile's count of evaluations; for a failure, the smaller of it and ``start``

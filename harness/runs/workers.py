@@ -33,7 +33,7 @@ from typing import Any
 
 from ..core import interrupts
 from ..core.case import Case
-from ..core.profiles import Profile
+from ..core.profiles import RunProfile
 from . import real_models
 from .engine import Engine, Target
 from .generated import ENGINE, default_strategy
@@ -148,7 +148,7 @@ def _explore_shard(shard: int, budget: int, seed_value: int, report: bool,
     return tally
 
 
-def _search(target: Target, profile: Profile, seed_value: int, subject: str | None,
+def _search(target: Target, profile: RunProfile, seed_value: int, subject: str | None,
             start: Case | None = None) -> Witness | None:
     return engine_of(subject).search(strategy_of(subject), target, profile, seed_value,
                                      start)
@@ -165,7 +165,7 @@ def _real_fixture(name: str, examples: int, seed_value: int, subject: str | None
 class Workers:
     """The phases of one run, in this process (``count == 1``) or over a process pool."""
 
-    def __init__(self, count: int, profile: Profile, seed_value: int,
+    def __init__(self, count: int, profile: RunProfile, seed_value: int,
                  strategy: Any = None, subject: str | None = None, *,
                  shards: Sequence[int] = tuple(range(LOGICAL_SHARDS))) -> None:
         if count < 1:

@@ -8,7 +8,7 @@ narrow them (``cases(byte_alphabet="complete")``).
 Module layout, smallest pieces first:
 
 - ``_weights``      weighted choices (``weighted``, ``chance``, ``one_of_weighted``)
-- ``profile``       the kinds, the share tables, ``Profile``
+- ``profile``       the kinds, the share tables, ``Weights``
 - ``alphabet``      character pools by UTF-8 width; ``alphabets()``
 - ``vocabulary``    byte alphabets, decoration, upstream's merge rule, merges, ids;
                     ``bpe_models()``
@@ -43,16 +43,16 @@ from harness.strategies.cases import (
 from harness.strategies.components import metaspaces, normalizers, pre_tokenizers, templates
 from harness.strategies.decoders import decoders, perturbed
 from harness.strategies.describe import features
-from harness.strategies.profile import DEFAULT_PROFILE, Profile
+from harness.strategies.profile import DEFAULT_WEIGHTS, Weights
 from harness.strategies.texts import id_runs_for, inventory, pairs_for, texts_for
 from harness.strategies.vocabulary import bpe_models, byte_alphabets, merge_result
 
 draw_from_strategies_only()
 
 __all__ = [
-    "DEFAULT_PROFILE",
+    "DEFAULT_WEIGHTS",
     "Case",
-    "Profile",
+    "Weights",
     "alphabets",
     "bpe_models",
     "byte_alphabets",

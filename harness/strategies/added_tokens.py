@@ -17,11 +17,11 @@ from hypothesis import strategies as st
 from harness.strategies import profile as shares
 from harness.strategies._weights import chance, weighted
 from harness.strategies.profile import (
-    DEFAULT_PROFILE,
+    DEFAULT_WEIGHTS,
     AddedOddity,
     AddedTokensKind,
-    Profile,
     UnkKind,
+    Weights,
 )
 
 LLAMA_SPECIALS: Final = ("<unk>", "<s>", "</s>")
@@ -88,7 +88,7 @@ _EXTRAS: Final = st.one_of(extra_specs(special=False), extra_specs(special=True)
 @st.composite
 def added_token_plans(
     draw: st.DrawFn,
-    profile: Profile = DEFAULT_PROFILE,
+    profile: Weights = DEFAULT_WEIGHTS,
     *,
     unk: UnkKind = "present",
     unk_token: str = "<unk>",

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 from harness.strategies import profile as shares
 from harness.strategies._weights import weighted
-from harness.strategies.profile import DEFAULT_PROFILE, Profile, UnkKind
+from harness.strategies.profile import DEFAULT_WEIGHTS, UnkKind, Weights
 from harness.strategies.vocabulary import (
     Decoration,
     MergeBook,
@@ -80,7 +80,7 @@ def word_merges(draw: st.DrawFn, book: MergeBook, alphabet: Sequence[str]) -> No
 @st.composite
 def byte_level_models(
     draw: st.DrawFn,
-    profile: Profile = DEFAULT_PROFILE,
+    profile: Weights = DEFAULT_WEIGHTS,
     *,
     alphabet: Sequence[str],
     reserved: Sequence[str] = (),

@@ -26,7 +26,7 @@ from harness.strategies.byte_vocabulary import byte_level_models
 from harness.strategies.components import normalizers, post_processors, pre_tokenizers
 from harness.strategies.decoders import decoders
 from harness.strategies.malformed import MALFORMATIONS
-from harness.strategies.profile import DEFAULT_PROFILE, Profile, UnkKind
+from harness.strategies.profile import DEFAULT_WEIGHTS, UnkKind, Weights
 from harness.strategies.texts import id_runs_for, inventory, pairs_for, texts_for
 from harness.strategies.vocabulary import bpe_models
 
@@ -43,7 +43,7 @@ def _metaspace_step(pre_tokenizer: dict[str, Any] | None) -> dict[str, Any] | No
 
 
 @st.composite
-def documents(draw: st.DrawFn, profile: Profile = DEFAULT_PROFILE) -> dict[str, Any]:
+def documents(draw: st.DrawFn, profile: Weights = DEFAULT_WEIGHTS) -> dict[str, Any]:
     """A whole tokenizer.json (version 1.0, no truncation or padding) of either family."""
     if draw(weighted(profile.family)) == "byte-level":
         return draw(byte_level_documents(profile))
@@ -72,7 +72,7 @@ def documents(draw: st.DrawFn, profile: Profile = DEFAULT_PROFILE) -> dict[str, 
 
 
 @st.composite
-def byte_level_documents(draw: st.DrawFn, profile: Profile = DEFAULT_PROFILE
+def byte_level_documents(draw: st.DrawFn, profile: Weights = DEFAULT_WEIGHTS
                          ) -> dict[str, Any]:
     """A tokenizer.json of the byte-level family: a vocabulary over the 256 byte symbols,
     a ByteLevel pre-tokenizer (alone, or after Splits), a ByteLevel decoder, a ByteLevel or
@@ -102,7 +102,7 @@ def byte_level_documents(draw: st.DrawFn, profile: Profile = DEFAULT_PROFILE
 
 @st.composite
 def _added_tokens(draw: st.DrawFn, plan: AddedPlan, model: dict[str, Any],
-                  profile: Profile = DEFAULT_PROFILE) -> list[dict[str, Any]]:
+                  profile: Weights = DEFAULT_WEIGHTS) -> list[dict[str, Any]]:
     vocab = model["vocab"]
     specs = [*plan.specs, *draw(vocabulary_piece_specs(
         vocab, exclude=frozenset(s.content for s in plan.specs)))]
@@ -131,8 +131,8 @@ def _document(added_tokens: list[dict[str, Any]], normalizer: dict[str, Any] | N
 
 
 @st.composite
-def cases_from(draw: st.DrawFn, profile: Profile = DEFAULT_PROFILE) -> Case:
-    """Cases under an explicit ``Profile``; a malformed document (``profile.MALFORMED``)
+def cases_from(draw: st.DrawFn, profile: Weights = DEFAULT_WEIGHTS) -> Case:
+    """Cases under an explicit ``Weights``; a malformed document (``profile.MALFORMED``)
     is broken after its inputs are drawn from it whole."""
     document = draw(documents(profile))
     if profile.duplicate_id_hazard and draw(chance(profile.duplicate_id_hazard)):
@@ -165,14 +165,14 @@ def _with_duplicate_id(document: dict[str, Any]) -> dict[str, Any]:
     return {**document, "model": {**document["model"], "vocab": vocab}}
 
 
-def cases(profile: Profile | None = None, **constraints: Any) -> st.SearchStrategy[Case]:
+def cases(profile: Weights | None = None, **constraints: Any) -> st.SearchStrategy[Case]:
     """Cases over generated vocabularies, in the default mix of ``profile``.
 
     Keywords narrow one dimension each, e.g. ``cases(byte_alphabet="complete")``,
     ``cases(decoder=("llama", "perturbed"), hazards=False)``, ``cases(unk="dangling")``;
-    see ``Profile.narrowed`` for the names.
+    see ``Weights.narrowed`` for the names.
     """
-    return cases_from((profile or DEFAULT_PROFILE).narrowed(**constraints))
+    return cases_from((profile or DEFAULT_WEIGHTS).narrowed(**constraints))
 
 
 #: The Llama-2 / Mistral v0.1 pipeline: Prepend+Replace normalizer, no pre-tokenizer, the

@@ -13,13 +13,13 @@ from harness.strategies import profile as shares
 from harness.strategies._weights import chance, weighted, weighted_items
 from harness.strategies.alphabet import METASPACE
 from harness.strategies.profile import (
-    DEFAULT_PROFILE,
+    DEFAULT_WEIGHTS,
     ByteLevelFlags,
     NormalizerKind,
     PostProcessorKind,
     PreTokenizerKind,
-    Profile,
     ReplaceRegexKind,
+    Weights,
 )
 from harness.strategies.regex_probes import REPLACE_PROBES, REPLACE_READ
 from harness.strategies.split_family import (
@@ -64,7 +64,7 @@ REGEX_REACH: Final = (
     "[\\w&&[^a]]", "\\0", "(?<n>a)", "\\x{263a}", "[\\s\\S]", "a{3,2}",
 )
 #: Patterns Oniguruma itself refuses (upstream's load fails as the reference's does): a
-#: deliberate hazard, drawn at ``Profile.regex_hazard`` per thousand listed Replace regexes
+#: deliberate hazard, drawn at ``Weights.regex_hazard`` per thousand listed Replace regexes
 #: and among the probes. After the first four, one per refusal of the Replace reader: a
 #: quantifier without a target, repeat counts above 100000 (by value, by digits), a trailing
 #: backslash, an empty range, an unterminated range.
@@ -112,7 +112,7 @@ def unicode_normalizer(kind: str, strip_left: bool = True, strip_right: bool = T
 
 
 @st.composite
-def unicode_normalizers(draw: st.DrawFn, profile: Profile = DEFAULT_PROFILE) -> JSON:
+def unicode_normalizers(draw: st.DrawFn, profile: Weights = DEFAULT_WEIGHTS) -> JSON:
     """One of the Unicode normalizers (``profile.UNICODE_NORMALIZER``); Strip on either
     side, both or none."""
     kind = draw(weighted(profile.unicode_normalizer))
@@ -121,7 +121,7 @@ def unicode_normalizers(draw: st.DrawFn, profile: Profile = DEFAULT_PROFILE) -> 
 
 
 def normalizers(kind: NormalizerKind, alphabet: Sequence[str] = ("a",),
-                profile: Profile = DEFAULT_PROFILE) -> st.SearchStrategy[JSON | None]:
+                profile: Weights = DEFAULT_WEIGHTS) -> st.SearchStrategy[JSON | None]:
     """The ``normalizer`` field for one kind (see ``profile.NORMALIZER``)."""
     if kind == "none":
         return st.none()
@@ -149,7 +149,7 @@ def normalizer_sequence(steps: list[JSON]) -> JSON:
 
 @st.composite
 def unicode_sequences(draw: st.DrawFn, classic: Sequence[st.SearchStrategy[JSON]],
-                      profile: Profile = DEFAULT_PROFILE) -> JSON:
+                      profile: Weights = DEFAULT_WEIGHTS) -> JSON:
     """A Sequence of 1..2 Unicode normalizers and 0..2 Prepend/Replace steps, in any order."""
     steps = [*draw(st.lists(unicode_normalizers(profile), min_size=1, max_size=2)),
              *draw(st.lists(st.one_of(*classic), max_size=2))]
@@ -203,7 +203,7 @@ def real_byte_level_pipeline(name: str) -> JSON:
 
 
 @st.composite
-def byte_levels(draw: st.DrawFn, profile: Profile = DEFAULT_PROFILE) -> JSON:
+def byte_levels(draw: st.DrawFn, profile: Weights = DEFAULT_WEIGHTS) -> JSON:
     """ByteLevel over every combination of its three flags (``use_regex: true`` now and
     then left out: its default)."""
     built = byte_level(draw(weighted(profile.byte_level_flags)))
@@ -212,7 +212,7 @@ def byte_levels(draw: st.DrawFn, profile: Profile = DEFAULT_PROFILE) -> JSON:
     return built
 
 
-def pre_tokenizers(kind: PreTokenizerKind, profile: Profile = DEFAULT_PROFILE,
+def pre_tokenizers(kind: PreTokenizerKind, profile: Weights = DEFAULT_WEIGHTS,
                    alphabet: Sequence[str] = ("a",)) -> st.SearchStrategy[JSON | None]:
     """The ``pre_tokenizer`` field for one kind (see ``profile.PRE_TOKENIZER``)."""
     if kind == "none":
@@ -298,7 +298,7 @@ def templates(draw: st.DrawFn, specials: Mapping[str, int],
 
 @st.composite
 def post_processors(draw: st.DrawFn, kind: PostProcessorKind, specials: Mapping[str, int],
-                    profile: Profile = DEFAULT_PROFILE) -> JSON | None:
+                    profile: Weights = DEFAULT_WEIGHTS) -> JSON | None:
     """The ``post_processor`` field for one kind: none, a template, a ByteLevel
     post-processor (``trim_offsets`` both ways), or ``Sequence[ByteLevel, Template]``
     (Llama 3's; now and then the template first)."""

@@ -19,7 +19,7 @@ from harness.strategies import profile as shares
 from harness.strategies._weights import chance, weighted
 from harness.strategies.alphabet import METASPACE
 from harness.strategies.components import byte_levels, metaspace, metaspaces, replace
-from harness.strategies.profile import DEFAULT_PROFILE, DecoderKind, Profile
+from harness.strategies.profile import DEFAULT_WEIGHTS, DecoderKind, Weights
 
 JSON = dict[str, Any]
 
@@ -83,7 +83,7 @@ def perturbed(draw: st.DrawFn, strip_hazard: int = shares.STRIP_HAZARD) -> JSON:
     return sequence(chain)
 
 
-def decoders(kind: DecoderKind, profile: Profile = DEFAULT_PROFILE,
+def decoders(kind: DecoderKind, profile: Weights = DEFAULT_WEIGHTS,
              metaspace_like: JSON | None = None) -> st.SearchStrategy[JSON | None]:
     """The ``decoder`` field for one kind; "metaspace" copies ``metaspace_like`` if given."""
     if kind == "none":

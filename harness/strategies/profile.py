@@ -1,11 +1,11 @@
-"""Every share of generation, as a named weight table, and the ``Profile`` that bundles them.
+"""Every share of generation, as a named weight table, and the ``Weights`` that bundles them.
 
 A weight table maps each option of one dimension to its weight per hundred cases
 (some tables are per thousand where the option is rare; the docstring says).
 The first key of each table is the simplest option and the one shrinking goes to.
 
 ``cases(byte_alphabet="complete")`` and friends narrow a table through
-``Profile.narrowed``; the numbers themselves live here and only here.
+``Weights.narrowed``; the numbers themselves live here and only here.
 """
 
 from __future__ import annotations
@@ -60,7 +60,7 @@ PostProcessorKind = Literal["none", "template", "byte-level", "sequence"]
 #: ``(add_prefix_space, trim_offsets, use_regex)`` of a ByteLevel component.
 ByteLevelFlags = tuple[bool, bool, bool]
 
-#: Aliases accepted by ``Profile.narrowed``, per dimension, for groups of options.
+#: Aliases accepted by ``Weights.narrowed``, per dimension, for groups of options.
 ALIASES: Final[Mapping[str, Mapping[str, tuple[str, ...]]]] = {
     "byte_alphabet": {
         "partial": ("missing-some", "sparse"),
@@ -359,8 +359,8 @@ ID_SEGMENT: Final[Mapping[str, int]] = {
 
 
 @dataclass(frozen=True)
-class Profile:
-    """One weight table per dimension; ``Profile()`` is the default mix."""
+class Weights:
+    """One weight table per dimension; ``Weights()`` is the default mix."""
 
     family: Mapping[Family, int] = dataclasses.field(default_factory=lambda: dict(FAMILY))
     byte_alphabet: Mapping[ByteAlphabetKind, int] = dataclasses.field(
@@ -437,7 +437,7 @@ class Profile:
     byte_level_ignore_merges: Mapping[bool, int] = dataclasses.field(
         default_factory=lambda: dict(BYTE_LEVEL_IGNORE_MERGES))
 
-    def narrowed(self, **choices: Any) -> Profile:
+    def narrowed(self, **choices: Any) -> Weights:
         """This profile with some dimensions narrowed to the given option(s).
 
         Each keyword names a field; its value is one option, an alias from ``ALIASES``, or an
@@ -475,7 +475,7 @@ class Profile:
             elif name in {f.name for f in dataclasses.fields(self)}:
                 updates[name] = restrict(getattr(self, name), _options(name, value))
             else:
-                raise TypeError(f"Profile has no dimension {name!r}")
+                raise TypeError(f"Weights has no dimension {name!r}")
         given = {name for name, value in choices.items() if value is not None}
         if "family" not in given:
             if given & CLASSIC_ONLY:
@@ -511,4 +511,4 @@ def _options(name: str, value: object) -> list[Any]:
     return [value]
 
 
-DEFAULT_PROFILE: Final = Profile()
+DEFAULT_WEIGHTS: Final = Weights()

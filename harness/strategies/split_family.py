@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 
 from harness.strategies import profile as shares
 from harness.strategies._weights import chance, weighted
-from harness.strategies.profile import DEFAULT_PROFILE, Profile, SplitPatternKind
+from harness.strategies.profile import DEFAULT_WEIGHTS, SplitPatternKind, Weights
 from harness.strategies.regex_probes import (
     ONIGURUMA_BROKEN,
     ONIGURUMA_PROBES,
@@ -227,7 +227,7 @@ def mutations(draw: st.DrawFn, source: str, how: str) -> str:
 
 
 @st.composite
-def split_patterns(draw: st.DrawFn, profile: Profile = DEFAULT_PROFILE,
+def split_patterns(draw: st.DrawFn, profile: Weights = DEFAULT_WEIGHTS,
                    alphabet: Sequence[str] = ("a",),
                    kinds: Mapping[SplitPatternKind, int] | None = None) -> JSON:
     """A Split's ``pattern``: a String, a real-world Regex, a mutated one, or a syntax probe
@@ -238,7 +238,7 @@ def split_patterns(draw: st.DrawFn, profile: Profile = DEFAULT_PROFILE,
 
 @st.composite
 def patterns_of_kind(draw: st.DrawFn, kind: SplitPatternKind,
-                     profile: Profile = DEFAULT_PROFILE,
+                     profile: Weights = DEFAULT_WEIGHTS,
                      alphabet: Sequence[str] = ("a",)) -> JSON:
     """A Split's ``pattern`` of one kind (a "malformed" Split has a well-formed one)."""
     if kind in ("string", "malformed"):
@@ -259,7 +259,7 @@ def malformed_splits() -> st.SearchStrategy[JSON]:
 
 
 @st.composite
-def splits(draw: st.DrawFn, profile: Profile = DEFAULT_PROFILE,
+def splits(draw: st.DrawFn, profile: Weights = DEFAULT_WEIGHTS,
            alphabet: Sequence[str] = ("a",),
            kinds: Mapping[SplitPatternKind, int] | None = None) -> JSON:
     """One Split: a pattern, a behaviour, ``invert``; or, for the "malformed" kind, a
@@ -275,7 +275,7 @@ def splits(draw: st.DrawFn, profile: Profile = DEFAULT_PROFILE,
 
 
 @st.composite
-def split_family(draw: st.DrawFn, profile: Profile = DEFAULT_PROFILE) -> JSON:
+def split_family(draw: st.DrawFn, profile: Weights = DEFAULT_WEIGHTS) -> JSON:
     """Digits (both ways), Punctuation (every behaviour, or none given), Whitespace,
     WhitespaceSplit."""
     kind = draw(weighted(profile.split_family))
@@ -296,7 +296,7 @@ def real_sequences() -> st.SearchStrategy[list[JSON]]:
 
 
 @st.composite
-def split_steps(draw: st.DrawFn, profile: Profile = DEFAULT_PROFILE,
+def split_steps(draw: st.DrawFn, profile: Weights = DEFAULT_WEIGHTS,
                 alphabet: Sequence[str] = ("a",),
                 extra: st.SearchStrategy[JSON] | None = None,
                 kinds: Mapping[SplitPatternKind, int] | None = None) -> list[JSON]:

@@ -22,14 +22,14 @@ from harness.strategies import alphabet as chars
 from harness.strategies import profile as shares
 from harness.strategies._weights import chance, weighted
 from harness.strategies.profile import (
-    DEFAULT_PROFILE,
+    DEFAULT_WEIGHTS,
     ByteAlphabetKind,
     IdLayout,
     MergeHazard,
     MergesForm,
-    Profile,
     UnkKind,
     VersionLine,
+    Weights,
 )
 
 Merge = tuple[str, str]
@@ -370,7 +370,7 @@ def _decoration(prefix: str, suffix: str) -> Decoration:
 
 
 @st.composite
-def dropouts(draw: st.DrawFn, profile: Profile = DEFAULT_PROFILE) -> float | None:
+def dropouts(draw: st.DrawFn, profile: Weights = DEFAULT_WEIGHTS) -> float | None:
     kind = draw(weighted(profile.dropout))
     if kind == "null":
         return None
@@ -384,7 +384,7 @@ def dropouts(draw: st.DrawFn, profile: Profile = DEFAULT_PROFILE) -> float | Non
 @st.composite
 def bpe_models(
     draw: st.DrawFn,
-    profile: Profile = DEFAULT_PROFILE,
+    profile: Weights = DEFAULT_WEIGHTS,
     *,
     alphabet: Sequence[str] | None = None,
     reserved: Sequence[str] = (),
@@ -448,7 +448,7 @@ def reserved_strings(reserved: Sequence[str], unk_token: str | None, unk: UnkKin
 
 
 @st.composite
-def model_objects(draw: st.DrawFn, profile: Profile, book: MergeBook, reserved: Sequence[str],
+def model_objects(draw: st.DrawFn, profile: Weights, book: MergeBook, reserved: Sequence[str],
                   *, decoration: Decoration, unk_token: str | None, unk: UnkKind,
                   byte_fallback: bool, ignore_merges: Mapping[bool, int],
                   allow_holes: bool = True, free_ids: int = 0) -> dict[str, Any]:

@@ -24,11 +24,11 @@ def test_each_explored_case_adds_its_labels_and_tallies_merge_them() -> None:
 
 
 def test_the_report_counts_the_labels_of_the_explored_cases(monkeypatch: Any) -> None:
-    from harness.core.profiles import PROFILES, Profile
+    from harness.core.profiles import PROFILES, RunProfile
     from harness.job import run
     from harness.report.build import build_report
 
-    monkeypatch.setitem(PROFILES, "tiny", Profile("tiny", 8, 2, 4, 0, "test"))
+    monkeypatch.setitem(PROFILES, "tiny", RunProfile("tiny", 8, 2, 4, 0, "test"))
     result = run(profile_name="tiny", seed_value=3, examples=8, command="t", shrink=False,
                  real_examples=-1, with_morph_track=False, check_pinned=False)
     features = build_report(result).coverage.features

@@ -73,12 +73,12 @@ def test_a_malformed_report_is_refused_by_path(mutation: Any, says: str) -> None
 def test_a_harness_bug_is_a_harness_error_and_fails_the_run(
         monkeypatch: pytest.MonkeyPatch) -> None:
     pytest.importorskip("tokenizers")
-    from harness.core.profiles import PROFILES, Profile
+    from harness.core.profiles import PROFILES, RunProfile
     from harness.job import run
     from harness.judge import predicates
     from harness.report.build import build_report
 
-    monkeypatch.setitem(PROFILES, "tiny", Profile("tiny", 15, 2, 4, 0, "test"))
+    monkeypatch.setitem(PROFILES, "tiny", RunProfile("tiny", 15, 2, 4, 0, "test"))
 
     def broken(ctx: Any, div: Any) -> frozenset[int]:
         raise KeyError("a predicate bug")

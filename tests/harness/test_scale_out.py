@@ -29,7 +29,7 @@ from harness import job
 from harness.__main__ import main
 from harness.core.canonical import read_yaml
 from harness.core.case import Case
-from harness.core.profiles import PROFILES, Profile
+from harness.core.profiles import PROFILES, RunProfile
 from harness.core.progress import ProgressLine
 from harness.judge import classify as classify_module
 from harness.judge.classify import Verdict
@@ -41,11 +41,11 @@ from harness.runs.tally import Tally
 PINNED = Path(__file__).resolve().parents[2] / "oracles" / "divergences.json"
 #: 40 cases, one draw per witness search and no time to shrink: the smallest explored
 #: case is each witness.
-TINY = Profile("tiny", 40, 1, 1, 0, "tests: a two-worker run in seconds")
+TINY = RunProfile("tiny", 40, 1, 1, 0, "tests: a two-worker run in seconds")
 
 
 @pytest.fixture
-def tiny(monkeypatch: pytest.MonkeyPatch) -> Profile:
+def tiny(monkeypatch: pytest.MonkeyPatch) -> RunProfile:
     monkeypatch.setitem(PROFILES, TINY.name, TINY)
     return TINY
 
@@ -96,7 +96,7 @@ def _shape(value: Any) -> Any:
 
 
 def test_two_workers_write_a_report_of_the_same_structure(
-        tiny: Profile, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        tiny: RunProfile, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
         capsys: pytest.CaptureFixture[str]) -> None:
     monkeypatch.chdir(tmp_path)  # the default example database lands in tmp_path
     reports = {}
@@ -129,7 +129,7 @@ def test_two_workers_write_a_report_of_the_same_structure(
     assert "### Changes against" in capsys.readouterr().out
 
 
-def test_progress_reaches_the_caller_from_the_workers(tiny: Profile) -> None:
+def test_progress_reaches_the_caller_from_the_workers(tiny: RunProfile) -> None:
     seen: list[tuple[int, int]] = []
     result = job.run(profile_name=tiny.name, seed_value=3, examples=128, command="t",
                      check_pinned=False, real_examples=-1, workers=2, with_morph_track=False,
@@ -185,7 +185,7 @@ def _treat_as_failure(monkeypatch: pytest.MonkeyPatch, cls: str) -> None:
     monkeypatch.setattr(classify_module, "classify", classify)
 
 
-def _scenario(tiny: Profile, databases: Callable[[], ExampleDatabase]) -> None:
+def _scenario(tiny: RunProfile, databases: Callable[[], ExampleDatabase]) -> None:
     """Machine A finds a failure; machine B, exploring elsewhere, replays it from the
     shared database; once fixed, the next run drops it from the database."""
     pinned = _pinned_cases()
@@ -222,7 +222,7 @@ def _scenario(tiny: Profile, databases: Callable[[], ExampleDatabase]) -> None:
 
 
 def test_directory_database_replays_a_failure_found_by_another_run(
-        tiny: Profile, tmp_path: Path) -> None:
+        tiny: RunProfile, tmp_path: Path) -> None:
     _scenario(tiny, lambda: example_db.example_database(
         tmp_path / "conformance", environ={}))
 
@@ -282,7 +282,7 @@ def redis_url(tmp_path: Path) -> Iterator[str]:
 
 
 def test_redis_database_replays_a_failure_found_by_another_run(
-        tiny: Profile, redis_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+        tiny: RunProfile, redis_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("HYPOTHESIS_REDIS_URL", redis_url)
 
     def database() -> ExampleDatabase:  # a new client each time: another machine

@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 from harness.documents import metaspace_document
 from harness.strategies import (
-    DEFAULT_PROFILE,
+    DEFAULT_WEIGHTS,
     Case,
     byte_level_cases,
     cases,
@@ -292,10 +292,10 @@ def test_byte_level_cases_are_a_coherent_family(case: Case) -> None:
 
 
 def test_a_dimension_one_family_draws_narrows_the_family() -> None:
-    assert DEFAULT_PROFILE.narrowed(byte_alphabet="complete").family == {"classic": 1}
-    assert DEFAULT_PROFILE.narrowed(byte_level_unk="present").family == {"byte-level": 1}
-    assert DEFAULT_PROFILE.narrowed(dropout="null").family == DEFAULT_PROFILE.family
-    both = DEFAULT_PROFILE.narrowed(family=("classic", "byte-level"), unk="present")
+    assert DEFAULT_WEIGHTS.narrowed(byte_alphabet="complete").family == {"classic": 1}
+    assert DEFAULT_WEIGHTS.narrowed(byte_level_unk="present").family == {"byte-level": 1}
+    assert DEFAULT_WEIGHTS.narrowed(dropout="null").family == DEFAULT_WEIGHTS.family
+    both = DEFAULT_WEIGHTS.narrowed(family=("classic", "byte-level"), unk="present")
     assert set(both.family) == {"classic", "byte-level"}
 
 
