@@ -1,7 +1,7 @@
 """The upstream subject: HuggingFace ``tokenizers`` (the installed version, 0.x or 1.x)
 behind the ``Subject`` protocol (``UPSTREAM``), and the same operations as plain functions.
 
-The API generation (``tokenizers_version.generations``, decision 0031) is told from the
+The API generation (``tokenizers_version.generations``, decision 0035) is told from the
 module: under 1.x a document is loaded from a temporary file (no ``from_str``), tokens come
 from ``decode_tokens`` and the tiers 1.x does not expose (spans, special mask) are left out
 of ``capabilities``, so comparisons skip and count them. ``normalize`` and ``aligned``
