@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
+from typing import TypeVar
 
 from . import model
 from .build import reproduce_command
@@ -100,10 +101,12 @@ def _searches(reports: Sequence[model.Report]) -> list[str]:
             + sorted(s for s in done if not s.startswith("class ")))
 
 
-def _fixtures(reports: Sequence[model.Report]) -> list[model.Fixture]:
-    """Back in the run's order: fixture i of the run was the (i // N)-th of shard i % N."""
-    queues = [list(r.real_models.fixtures) for r in reports]
-    out: list[model.Fixture] = []
+T = TypeVar("T")
+
+
+def _interleave(queues: list[list[T]]) -> list[T]:
+    """Back in the run's order: entry i of the run was the (i // N)-th of shard i % N."""
+    out: list[T] = []
     position = 0
     while any(queues):
         queue = queues[position % len(queues)]
@@ -111,19 +114,15 @@ def _fixtures(reports: Sequence[model.Report]) -> list[model.Fixture]:
             out.append(queue.pop(0))
         position += 1
     return out
+
+
+def _fixtures(reports: Sequence[model.Report]) -> list[model.Fixture]:
+    return _interleave([list(r.real_models.fixtures) for r in reports])
 
 
 def _not_run(reports: Sequence[model.Report]) -> list[model.NotRun]:
-    """The fixtures no shard could run, in the run's order (as :func:`_fixtures`)."""
-    queues = [list(r.real_models.not_run) for r in reports]
-    out: list[model.NotRun] = []
-    position = 0
-    while any(queues):
-        queue = queues[position % len(queues)]
-        if queue:
-            out.append(queue.pop(0))
-        position += 1
-    return out
+    """The fixtures no shard could run, in the run's order."""
+    return _interleave([list(r.real_models.not_run) for r in reports])
 
 
 def merge(reports: Sequence[tuple[str, model.Report]], report_path: str) -> model.Report:

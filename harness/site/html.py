@@ -91,6 +91,7 @@ td.absent { color: #2e6b2e; background: #eef8ee; }
 td.failure { outline: 3px solid #b00020; outline-offset: -3px; font-weight: bold; }
 .fail { color: #b00020; font-weight: bold; }
 .pass { color: #1b6e1b; font-weight: bold; }
+.incomplete { color: #8a5a00; font-weight: bold; }
 .legend { list-style: none; padding: 0; display: flex; flex-wrap: wrap; gap: .4em 1.2em; }
 fieldset { display: inline-block; margin: 0 1em .6em 0; border: 1px solid #c8c8c8; }
 .chart text { font: 12px system-ui, sans-serif; fill: #1b1b1b; }

@@ -118,8 +118,11 @@ def subjects_page(site: Site) -> str:
 
 
 def _verdict(verdict: str) -> str:
-    return ('<span class="pass">✓ pass</span>' if verdict == "pass"
-            else '<span class="fail">✗ fail</span>')
+    if verdict == "pass":
+        return '<span class="pass">✓ pass</span>'
+    if verdict == "incomplete":
+        return '<span class="incomplete">⚠ incomplete</span>'
+    return '<span class="fail">✗ fail</span>'
 
 
 def subject_page(site: Site, key: str) -> str:

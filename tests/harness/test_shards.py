@@ -6,6 +6,7 @@ process writes.
 
 from __future__ import annotations
 
+import copy
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +17,9 @@ pytest.importorskip("tokenizers")
 
 from harness.__main__ import main
 from harness.core.canonical import canonical_yaml
-from harness.report.model import TIMING_FIELDS
+from harness.report.files import read_report
+from harness.report.merge import merge
+from harness.report.model import TIMING_FIELDS, NotRun
 
 pytestmark = pytest.mark.upstream
 
@@ -87,3 +90,22 @@ def test_merge_refuses_what_is_not_every_shard_of_one_run(
     for bad in ("0/4", "5/4", "1/17", "x"):
         assert main(["conformance", "--shard", bad]) == 2
         assert "--shard is I/N" in capsys.readouterr().err
+
+
+def test_fixtures_no_shard_could_run_stay_not_run_in_the_merge() -> None:
+    """A fixture a shard could not run (an offline machine) is not run in the merged
+    report too, in the run's order, and the merged verdict is incomplete, not pass."""
+    base = read_report(Path(__file__).resolve().parents[2] / "reports/conformance.yaml")
+    shards = []
+    for index, names in ((1, ["mistral-v0.1", "gemma-3"]), (2, ["mistral-instruct-v2"])):
+        shard = copy.deepcopy(base)
+        shard.header.shard = f"{index}/2"
+        shard.real_models.fixtures = []
+        shard.real_models.not_run = [NotRun(name, "not in the cache") for name in names]
+        shard.verdict = "incomplete"
+        shards.append((f"shard-{index}.yaml", shard))
+    merged = merge(shards, "report.yaml")
+    assert [n.fixture for n in merged.real_models.not_run] == [
+        "mistral-v0.1", "mistral-instruct-v2", "gemma-3"]
+    assert merged.verdict == "incomplete"
+    assert merged.summary.judge_replays == 2 * base.summary.judge_replays

@@ -6,7 +6,12 @@ from __future__ import annotations
 
 import html
 import json
+import os
 import re
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -144,3 +149,34 @@ def test_severity_is_derived_from_the_two_outcomes(subject: dict[str, object],
                                                    upstream: dict[str, object],
                                                    grade: str) -> None:
     assert derive("encode", "ids", subject, upstream)[0] == grade
+
+
+def test_a_real_sigterm_during_a_build_leaves_a_whole_site(tmp_path: Path) -> None:
+    """SIGTERM sent to ``python -m harness site`` at spread moments of a build: each time
+    the output is the previous site or the complete new one, never a mixture, and no
+    staging folder is left; at least one signal lands while it works and says so."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    command = [sys.executable, "-m", "harness", "site", *map(str, REPORTS), "--output"]
+    complete = tmp_path / "complete"
+    started = time.monotonic()
+    subprocess.run([*command, str(complete)], env=env, check=True, capture_output=True,
+                   timeout=300)
+    duration = time.monotonic() - started
+    new = _tree(complete)
+    output = tmp_path / "site"
+    interrupted = 0
+    for k in range(1, 8):
+        writer.write_site(writer.render(_site(DATA / "without-failure.yaml")), output)
+        before = _tree(output)
+        run = subprocess.Popen([*command, str(output)], env=env, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True)
+        time.sleep(duration * k / 8)
+        run.send_signal(signal.SIGTERM)
+        _, stderr = run.communicate(timeout=30)
+        assert "Traceback" not in stderr
+        if "interrupted by SIGTERM" in stderr:
+            interrupted += 1
+            assert run.returncode != 0
+        assert _tree(output) in (before, new)
+        assert sorted(p.name for p in tmp_path.iterdir()) == ["complete", "site"]
+    assert interrupted >= 1

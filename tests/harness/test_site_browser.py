@@ -1,9 +1,11 @@
-"""The site in a real browser: Debian's Chromium, headless, loading pages from file://.
+"""The site in a real browser: Debian's Chromium, headless, driven through Debian's
+chromium-driver (W3C WebDriver, tests/webdriver.py), pages from file://.
 
-It fails on a console error or a broken local link, follows a matrix cell's link to its
-finding page and checks the witness there is the report's, and saves screenshots (the
+Every generated page is loaded; the test fails on a console error or a broken local link,
+clicks a filter box and sees the row count change, clicks a matrix cell and lands on its
+finding page, checks the witness there is the report's, and saves screenshots (the
 committed ones are docs/site-matrix.png and docs/site-finding.png). Skips, naming the
-reason, where /usr/bin/chromium is missing (.ci/run installs chromium and chromium-driver).
+reason, where chromium or chromedriver is missing (.ci/run installs both).
 """
 
 from __future__ import annotations
@@ -11,43 +13,21 @@ from __future__ import annotations
 import html
 import json
 import re
-import subprocess
 from pathlib import Path
 from urllib.parse import unquote, urlparse
 
 import pytest
+from webdriver import CHROMEDRIVER, CHROMIUM_BINARY, ELEMENT, Browser
 
 from harness.__main__ import main
 from harness.report.files import read_report
 
-CHROMIUM = Path("/usr/bin/chromium")
 ROOT = Path(__file__).resolve().parents[2]
 REPORTS = [ROOT / "reports/conformance.yaml", ROOT / "reports/conformance-transformers-js.yaml"]
-FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-         "--disable-background-networking", "--disable-component-update", "--disable-sync",
-         "--enable-logging=stderr", "--v=0", "--window-size=1400,1100"]
 
-pytestmark = pytest.mark.skipif(not CHROMIUM.exists(),
-                                reason="no /usr/bin/chromium (apt-get install chromium "
-                                       "chromium-driver)")
-
-
-def _chromium(tmp: Path, page: Path, *action: str) -> tuple[str, str]:
-    profile = tmp / f"profile-{page.stem}-{len(action)}"
-    done = subprocess.run([str(CHROMIUM), *FLAGS, f"--user-data-dir={profile}", *action,
-                           page.as_uri()], capture_output=True, text=True, timeout=120,
-                          check=False)
-    assert done.returncode == 0, done.stderr[-2000:]
-    return done.stdout, done.stderr
-
-
-def _load(tmp: Path, page: Path) -> str:
-    """The page's DOM after its scripts ran; fails on any console message of level error."""
-    dom, log = _chromium(tmp, page, "--dump-dom")
-    console = [line for line in log.splitlines() if "CONSOLE" in line or "Uncaught" in line]
-    assert not console, f"{page.name}: {console}"
-    assert "</html>" in dom
-    return dom
+pytestmark = pytest.mark.skipif(
+    not (CHROMIUM_BINARY.exists() and CHROMEDRIVER.exists()),
+    reason="no Chromium or chromedriver (apt-get install chromium chromium-driver)")
 
 
 def _local_links(dom: str, page: Path) -> list[Path]:
@@ -61,6 +41,11 @@ def _local_links(dom: str, page: Path) -> list[Path]:
     return found
 
 
+def _errors(browser: Browser) -> list[str]:
+    return [str(entry.get("message"))[:300] for entry in browser.console()
+            if entry.get("level") == "SEVERE"]
+
+
 def test_the_site_in_chromium(tmp_path: Path) -> None:
     site = tmp_path / "site"
     assert main(["site", *map(str, REPORTS), "--output", str(site)]) == 0
@@ -70,31 +55,52 @@ def test_the_site_in_chromium(tmp_path: Path) -> None:
         text = page.read_text(encoding="utf-8")
         for target in _local_links(text, page):
             assert target.is_file(), f"{page.relative_to(site)}: broken link {target}"
-    # a few pages in the browser (the machine is shared): the matrix with its filter script,
-    # a subject, a real file, the changes; then a matrix cell followed to its finding page
-    matrix = site / "index.html"
-    dom = _load(tmp_path, matrix)
-    assert re.search(r'<span id="shown">\d+</span>', dom)  # the filter script ran
-    for page in (site / "subjects/transformers-js.html", site / "files/llama-3.html",
-                 site / "changes.html"):
-        _load(tmp_path, page)
-    cell = re.search(r'<td class="cell observed[^"]*" data-subject="transformers-js">'
-                     r'<a href="([^"]+)"', dom)
-    assert cell is not None
-    finding = (matrix.parent / cell.group(1)).resolve()
-    shown = _load(tmp_path, finding)
-    report = read_report(REPORTS[1])
-    entry = next(c for c in report.classes if f"findings/{c.id}.html" == cell.group(1))
-    assert entry.witness is not None
-    text = html.unescape(shown)
-    assert json.dumps(entry.witness.input, ensure_ascii=False) in text
-    for side in (entry.witness.reference or {}, entry.witness.upstream or {}):
-        for value in side.get("ids", [])[:3]:
-            assert str(value) in text
-    # screenshots
-    out = tmp_path / "screenshots"
-    out.mkdir()
-    _chromium(tmp_path, matrix, f"--screenshot={out / 'site-matrix.png'}")
-    _chromium(tmp_path, finding, f"--screenshot={out / 'site-finding.png'}")
+    with Browser(tmp_path / "profile") as browser:
+        # every page in the browser, none with a console error
+        for page in pages:
+            browser.open(page)
+            assert "</html>" in browser.source() or "<body" in browser.source()
+            assert not _errors(browser), f"{page.relative_to(site)}: {_errors(browser)}"
+        matrix = site / "index.html"
+        browser.open(matrix)
+        shown = int(browser.text("#shown"))
+        assert shown > 0  # the filter script ran
+        # unticking every severity box hides every row; ticking them back shows them again
+        boxes = [box[ELEMENT] for box in browser.command("POST", "/elements", {
+            "using": "css selector", "value": 'input[name="severity"]'})]
+        for box in boxes:
+            browser.click(box)
+        assert int(browser.text("#shown")) == 0
+        for box in boxes:
+            browser.click(box)
+        assert int(browser.text("#shown")) == shown
+        # unticking a subject hides its column
+        column = 'td.cell[data-subject="transformers-js"]'
+        assert browser.command("GET", f"/element/{browser.find(column)}/displayed") is True
+        subject = browser.find('input[name="subject"][value="transformers-js"]')
+        browser.click(subject)
+        assert browser.command("GET", f"/element/{browser.find(column)}/displayed") is False
+        browser.click(subject)
+        # a click on a matrix cell of transformers.js lands on that finding's page
+        cell = browser.find('td.cell.observed[data-subject="transformers-js"] a')
+        href = browser.command("GET", f"/element/{cell}/attribute/href")
+        browser.click(cell)
+        landed = Path(unquote(urlparse(browser.url()).path))
+        assert landed == (matrix.parent / href).resolve(), (landed, href)
+        text = html.unescape(browser.source())
+        report = read_report(REPORTS[1])
+        entry = next(c for c in report.classes if f"findings/{c.id}.html" == href)
+        assert entry.witness is not None
+        assert json.dumps(entry.witness.input, ensure_ascii=False) in text
+        for side in (entry.witness.reference or {}, entry.witness.upstream or {}):
+            for value in side.get("ids", [])[:3]:
+                assert str(value) in text
+        assert not _errors(browser)
+        # screenshots
+        out = tmp_path / "screenshots"
+        out.mkdir()
+        browser.screenshot(out / "site-finding.png")
+        browser.open(matrix)
+        browser.screenshot(out / "site-matrix.png")
     assert (out / "site-matrix.png").stat().st_size > 10_000
     assert (out / "site-finding.png").stat().st_size > 10_000
