@@ -61,7 +61,8 @@ class Handle:
 
 
 def version() -> str:
-    return str(tokenizers.__version__)
+    """The installed version, as pip spells it (``1.0.0rc3``, not 1.x's ``1.0.0-rc.3``)."""
+    return GENERATION.version
 
 
 def strip_position(message: str) -> str:
