@@ -1,7 +1,5 @@
-"""The pinned oracle files (``oracles/*.json``): their hand-chosen inputs (``cases``), and
-their generation from upstream, replay against the reference, ``--check`` and drift
-(``files``)."""
-
-from .files import oracle_files, replay_file
-
-__all__ = ["oracle_files", "replay_file"]
+"""The pinned oracle files (``oracles/*.json``, format in ``oracles/README.md``): their
+declarations (``spec``) and hand-chosen inputs (``cases``, ``shapes``), generation from
+upstream (``generation``, ``witnesses``), replay against the reference (``replay``), the
+packed outcome spelling (``packing``), paths and headers (``layout``), ``--check`` and drift
+(``drift``), and the subjects' pinned witnesses (``subjects``)."""

@@ -42,7 +42,8 @@ else:
     raise SystemExit("tokenizers was importable despite the block")
 from pathlib import Path
 import implementation
-from harness.oracles.files import oracle_files, replay_file
+from harness.oracles.layout import oracle_files
+from harness.oracles.replay import replay_file
 
 root = Path(sys.argv[1])
 problems = []
@@ -69,7 +70,7 @@ print(json.dumps({
 def built_fixture_skip_reason() -> str | None:
     """Build every built fixture the committed oracles name (in this process); None when
     all are there, else why not (their rows skip with it)."""
-    from harness.oracles.files import build_fixtures, built_fixtures_of
+    from harness.oracles.layout import build_fixtures, built_fixtures_of
 
     return build_fixtures(n for path in ORACLES
                           for n in built_fixtures_of(json.loads(path.read_text(encoding="utf-8"))))

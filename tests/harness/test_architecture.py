@@ -2,7 +2,7 @@
 
     core  <-  subjects  <-  judge  <-  subjects/*/recognisers  <-  runs  <-  report  <-  oracles
               strategies  <-  fixtures  (beside: read by runs and above)
-    oracles  <-  job  <-  bench, __main__
+    oracles  <-  job  <-  bench, cli  <-  __main__
 
 Each package of ``harness/`` has a rank (``LAYERS``); a module may import a module of its
 own package or of a package of strictly lower rank. Imports inside functions count as
@@ -38,6 +38,7 @@ LAYERS: dict[str, float] = {
     "job": 7,
     "site": 6,
     "bench": 8,
+    "cli": 8.5,
     "__main__": 9,
     "__init__": 0,
 }

@@ -32,7 +32,7 @@ SECTIONS = ("encode", "growth", "long_words", "harness", "decode", "memory")
 STAGES = {"generation", "upstream", "reference", "reference_for_classification",
           "execute_glue", "compare", "classify", "record", "engine_and_rest"}
 SUMMARY_KEYS = {"min", "median", "max", "repeats"}
-#: The tiny scale (harness/bench/bench.py SCALES["tiny"]).
+#: The tiny scale (harness/bench/scales.py SCALES["tiny"]).
 TINY_REPEATS = 2
 TINY_GROWTH_SIZES = ("64", "128", "256", "512")
 TINY_LONG_WORDS = ("latin_300", "latin_1000", "cjk_300", "cjk_1000")
@@ -153,17 +153,20 @@ BUILT_VOCABULARIES = """
 import json
 import tokenizers
 import implementation
-from harness.bench import bench
+from harness.bench.figures import summary
+from harness.bench.growth import exponent, fitted_exponent
+from harness.bench.long_words import long_text, long_word_pools
+from harness.bench.vocabularies import growth_vocabulary, lcg_text, small_vocabulary, train_merges
 
 out = {}
-merges = bench.train_merges({"abab": 3, "ab": 1, "ba": 1}, 10)
+merges = train_merges({"abab": 3, "ab": 1, "ba": 1}, 10)
 out["merges"] = merges
-out["nothing_seen_twice"] = bench.train_merges({"abc": 1}, 10)
+out["nothing_seen_twice"] = train_merges({"abc": 1}, 10)
 
-growth = bench.growth_vocabulary(60, 2048)
-out["growth_deterministic"] = growth == bench.growth_vocabulary(60, 2048)
+growth = growth_vocabulary(60, 2048)
+out["growth_deterministic"] = growth == growth_vocabulary(60, 2048)
 out["growth_merges"] = len(growth["model"]["merges"])
-word = bench.lcg_text(600, seed=2)
+word = lcg_text(600, seed=2)
 document = json.dumps(growth)
 ids = implementation.load_tokenizer(document).encode(word)
 out["growth_agree"] = ids == tokenizers.Tokenizer.from_str(document).encode(word).ids
@@ -172,24 +175,24 @@ out["growth_tokens_per_char"] = len(ids) / len(word)
 entries = [{"text": "Zażółć gęślą jaźń.", "tags": ["prose"]},
            {"text": "你好，世界！ 안녕", "tags": ["prose"]},
            {"text": "<s> not prose", "tags": ["special-literal"]}]
-pools = bench.long_word_pools(entries)
+pools = long_word_pools(entries)
 out["pools"] = pools
-out["latin_text"] = bench.long_text(pools["latin"], "latin", 40, seed=2)
-out["cjk_text"] = bench.long_text(pools["cjk"], "cjk", 12, seed=2)
-out["texts_deterministic"] = out["latin_text"] == bench.long_text(pools["latin"], "latin", 40, 2)
+out["latin_text"] = long_text(pools["latin"], "latin", 40, seed=2)
+out["cjk_text"] = long_text(pools["cjk"], "cjk", 12, seed=2)
+out["texts_deterministic"] = out["latin_text"] == long_text(pools["latin"], "latin", 40, 2)
 
 corpus = ["the cat sat on the mat", "the hat", "ünïcödé cat"]
-small = bench.small_vocabulary(corpus, 10)
-out["small_deterministic"] = small == bench.small_vocabulary(corpus, 10)
+small = small_vocabulary(corpus, 10)
+out["small_deterministic"] = small == small_vocabulary(corpus, 10)
 document = json.dumps(small, ensure_ascii=False)
 reference = implementation.load_tokenizer(document)
 upstream = tokenizers.Tokenizer.from_str(document)
 out["small_agree"] = all(reference.encode(t) == upstream.encode(t).ids
                          for t in [*corpus, "thé 🦜 mat"])
 
-out["summary"] = bench.summary([3.0, 1.0, 2.0])
-out["exponent"] = bench.exponent(16, 1.0, 64, 4.0)
-out["fitted"] = bench.fitted_exponent([1, 2, 4], [1.0, 4.0, 16.0])
+out["summary"] = summary([3.0, 1.0, 2.0])
+out["exponent"] = exponent(16, 1.0, 64, 4.0)
+out["fitted"] = fitted_exponent([1, 2, 4], [1.0, 4.0, 16.0])
 print(json.dumps(out))
 """
 

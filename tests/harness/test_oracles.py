@@ -26,15 +26,10 @@ from harness.core.case import Case
 from harness.fixtures import real_models
 from harness.judge.registry import load_registry
 from harness.oracles import cases as oracle_cases
-from harness.oracles.files import (
-    PINNED_VERSION,
-    build_fixtures,
-    built_fixtures_of,
-    oracle_files,
-    pack_encoded,
-    replay_file,
-    unpack_encoded,
-)
+from harness.oracles import spec as oracle_spec
+from harness.oracles.layout import PINNED_VERSION, build_fixtures, built_fixtures_of, oracle_files
+from harness.oracles.packing import pack_encoded, unpack_encoded
+from harness.oracles.replay import replay_file
 from harness.oracles.shapes import SHAPES
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -127,8 +122,8 @@ def test_every_tokenizer_has_one_load_row(path: Path) -> None:
 
 
 def test_class_flags_are_registry_classes() -> None:
-    assert set(oracle_cases.CLASS_FLAGS) <= CLASS_IDS
-    assert not set(oracle_cases.RULE_FLAGS) & CLASS_IDS
+    assert set(oracle_spec.CLASS_FLAGS) <= CLASS_IDS
+    assert not set(oracle_spec.RULE_FLAGS) & CLASS_IDS
 
 
 def test_pinned_version_is_the_projects_pin() -> None:
@@ -296,7 +291,7 @@ pinned = pytest.mark.skipif("not installed_is_pinned()",
 @pinned
 def test_regeneration_is_byte_identical_and_check_passes(
         tmp_path: Path, capsys: pytest.CaptureFixture[str], built_fixtures: None) -> None:
-    from harness.oracles.files import generate_all
+    from harness.oracles.generation import generate_all
 
     first, second = generate_all(ROOT), generate_all(ROOT)
     assert first.files == second.files
@@ -425,7 +420,8 @@ def test_drift_names_a_class_that_stopped_diverging(tmp_path: Path,
     reference where its class says it should not, against a regeneration that diverges:
     the reverse direction is a new divergence; here the committed side is edited so the
     *regenerated* row is compared with a reference that no longer shows the class."""
-    from harness.oracles.files import Generated, drift, generate_all
+    from harness.oracles.drift import drift
+    from harness.oracles.generation import Generated, generate_all
 
     root = copy_repo(tmp_path)
     generated = generate_all(root)
@@ -487,7 +483,8 @@ def synthetic_report(path: Path) -> None:
 @pinned
 def test_adopted_witnesses_are_minimal_deterministic_and_replay(
         tmp_path: Path, capsys: pytest.CaptureFixture[str], built_fixtures: None) -> None:
-    from harness.oracles.files import generate_all, regenerate_witnesses
+    from harness.oracles.generation import generate_all
+    from harness.oracles.witnesses import regenerate_witnesses
     from harness.runs.pinned import check_pinned_witnesses
 
     root = copy_repo(tmp_path)
@@ -542,7 +539,9 @@ def test_a_witness_that_stops_diverging_is_stale_everywhere(
     """A pinned witness whose case no longer shows its class is kept (with the outcomes
     seen now and no class): the replay, every conformance run (check_pinned_witnesses)
     and the drift report name it."""
-    from harness.oracles.files import Generated, drift, generate_all, regenerate_witnesses
+    from harness.oracles.drift import drift
+    from harness.oracles.generation import Generated, generate_all
+    from harness.oracles.witnesses import regenerate_witnesses
     from harness.runs.pinned import Stale, check_pinned_witnesses
 
     root = copy_repo(tmp_path)

@@ -37,7 +37,7 @@ def test_the_readme_has_the_quick_start() -> None:
 
 def test_every_nox_command_names_a_session_and_parses() -> None:
     from harness.__main__ import _parser
-    from harness.bench.bench import add_arguments
+    from harness.bench.runner import add_arguments
 
     ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
     sessions = nox_sessions()

@@ -19,7 +19,8 @@ from pathlib import Path
 
 import pytest
 
-from harness.__main__ import MAX_WORKERS, MAX_WORKERS_PER_CORE, main
+from harness.__main__ import main
+from harness.cli.arguments import MAX_WORKERS, MAX_WORKERS_PER_CORE
 from harness.core.children import Finished, excerpt
 from harness.core.profiles import PROFILES
 from harness.report.paths import default_report, unwritable
