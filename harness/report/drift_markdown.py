@@ -16,6 +16,8 @@ from .drift import ColumnChange, DriftReport
 
 #: Characters of a value shown in a table cell.
 CELL: Final = 120
+#: Characters of the last column (a detail, an "after" value).
+DETAIL: Final = 320
 #: Rows of a section shown before "... and N more".
 ROWS: Final = 60
 
@@ -28,12 +30,12 @@ _SECTIONS: Final = (
 )
 
 
-def _cell(value: Any) -> str:
+def _cell(value: Any, width: int = CELL) -> str:
     text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False,
                                                           sort_keys=True)
     text = " ".join(text.split())
-    if len(text) > CELL:
-        text = text[:CELL - 1] + "…"
+    if len(text) > width:
+        text = text[:width - 1] + "…"
     return text.replace("|", "\\|").replace("`", "'")
 
 
@@ -44,7 +46,8 @@ def _table(header: Sequence[str], rows: Iterable[Sequence[Any]]) -> list[str]:
     for row in rows:
         total += 1
         if shown < ROWS:
-            lines.append("| " + " | ".join(_cell(v) for v in row) + " |")
+            lines.append("| " + " | ".join(_cell(v, DETAIL if i == len(row) - 1 else CELL)
+                                           for i, v in enumerate(row)) + " |")
             shown += 1
     if total > shown:
         lines.append(f"\n… and {total - shown} more (see the YAML file).")
@@ -77,11 +80,7 @@ def render_drift(report: DriftReport) -> str:
         out.append("")
     if report.not_reproducible:
         out += [f"### {_SECTIONS[1][1]}", ""]
-        out += _table(["file", "row", "kind", "tiers gone", "pinned to", "kept"], (
-            (row.file, row.id, row.kind, ", ".join(row.tiers_gone), row.produced_by,
-             "the whole row" if row.whole_row else "those tiers")
-            for row in report.not_reproducible))
-        out.append("")
+        out += _not_reproducible(report)
     if report.acceptance_changed:
         out += [f"### {_SECTIONS[2][1]}", ""]
         out += _table(["file", "tokenizer", "change", "before", "after"], (
@@ -102,6 +101,31 @@ def render_drift(report: DriftReport) -> str:
     out += ["Review and accept: docs/upgrading.md (`nox -s oracles -- --reference "
             f"{header.to_version} --accept`, then move the pin in pyproject.toml)."]
     return "\n".join(out).rstrip() + "\n"
+
+
+def _not_reproducible(report: DriftReport) -> list[str]:
+    """Per file, how many rows keep which tiers pinned to which version; then each row
+    kept whole or with other columns changed."""
+    per_file: dict[tuple[str, str, str], list[int]] = {}
+    for row in report.not_reproducible:
+        key = (row.file, ", ".join(row.tiers_gone), row.produced_by)
+        counts = per_file.setdefault(key, [0, 0, 0])
+        counts[0] += 1
+        counts[1] += row.whole_row
+        counts[2] += bool(row.changes)
+    out = _table(["file", "tiers gone", "pinned to", "rows", "kept whole",
+                  "other columns changed"],
+                 ((*key, *counts) for key, counts in sorted(per_file.items())))
+    out.append("")
+    notable = [row for row in report.not_reproducible if row.whole_row or row.changes]
+    if notable:
+        out += _table(["file", "row", "kept", "column", "before", "after"], (
+            (row.file, row.id, "whole row" if row.whole_row else "those tiers", column,
+             before, after)
+            for row in notable
+            for column, before, after in (_changes(row.changes) or [("", "", "")])))
+        out.append("")
+    return out
 
 
 def _message(outcome: Any) -> Any:
