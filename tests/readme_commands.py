@@ -62,5 +62,5 @@ def named_outputs(script: list[str]) -> set[str]:
     for command in script:
         words = shlex.split(command)
         named |= {words[i + 1] for i, word in enumerate(words[:-1])
-                  if word in ("--output", "--report")}
+                  if word in ("--output", "--report", "--changes")}
     return named
