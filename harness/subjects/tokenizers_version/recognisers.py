@@ -157,11 +157,33 @@ def unk_token_required(ctx: Context, div: Divergence) -> frozenset[int]:
     return ALL if ok else NONE
 
 
+_SYSTEM_REGEX: Final = re.compile(r"this `Split` pattern needs a system-regex backend; "
+                                  r"enable the `fancy-regex` feature")
+
+
+def split_regex_needs_backend(ctx: Context, div: Divergence) -> frozenset[int]:
+    """1.x (as published) loads a Split pre-tokenizer with a ``Regex`` pattern but refuses
+    to encode with it: its wheel has no regex backend for the pattern ("needs a
+    system-regex backend; enable the `fancy-regex` feature"). Checked: an encode the
+    subject refuses so, that upstream encodes, with a Split step whose pattern is a
+    Regex."""
+    obs = div.observation
+    refusal = obs.reference
+    if obs.operation != "encode" or not isinstance(refusal, Refused):
+        return NONE
+    if _SYSTEM_REGEX.fullmatch(refusal.message) is None or isinstance(obs.upstream, Refused):
+        return NONE
+    found = any(s.get("type") == "Split" and isinstance(s.get("pattern"), dict)
+                and "Regex" in s["pattern"] for s in _pre_tokenizers(ctx))
+    return ALL if found else NONE
+
+
 RECOGNISERS: Final[dict[str, Predicate]] = {function.__name__: function for function in (
     byte_fallback_alphabet_required,
     byte_level_alphabet_required,
     byte_level_prefix_space_unsupported,
     dropout_unsupported,
     metaspace_in_sequence_unsupported,
+    split_regex_needs_backend,
     unk_token_required,
 )}
