@@ -175,3 +175,18 @@ def test_the_load_recognisers_need_their_mechanism_in_the_document() -> None:
 def test_versions_in_pips_spelling() -> None:
     assert canonical_version("1.0.0-rc.3") == "1.0.0rc3"
     assert canonical_version("0.23.1") == "0.23.1"
+
+
+def test_dropout_sampling_is_recognised_only_for_one_text_segmented_twice() -> None:
+    document: dict[str, Any] = {"model": {"type": "BPE", "dropout": 0.5, "vocab": {}}}
+    ours = Encoded((0, 2), ("a", "aa"), ((0, 1), (1, 3)), (0, 0))
+    theirs = Encoded((2, 0), ("aa", "a"), ((0, 2), (2, 3)), (0, 0))
+    observation = Observation("strict", "encode", "aaa", (), ours, theirs)
+    ctx = Context(Case(document, ("aaa",)), NothingReplayed())
+    assert recognisers.dropout_sampled_differently(ctx, Divergence("ids", "", observation))
+    other = Encoded((0,), ("b",), ((0, 1),), (0,))
+    differs = Observation("strict", "encode", "aaa", (), ours, other)
+    assert not recognisers.dropout_sampled_differently(ctx, Divergence("ids", "", differs))
+    document["model"]["dropout"] = 1.0
+    ctx = Context(Case(document, ("aaa",)), NothingReplayed())
+    assert not recognisers.dropout_sampled_differently(ctx, Divergence("ids", "", observation))

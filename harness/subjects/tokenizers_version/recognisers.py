@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from typing import Any, Final
 
-from ...core.outcome import Loaded, Refused
+from ...core.outcome import Encoded, Loaded, Refused
 from ...judge.compare import Divergence
 from ...judge.predicates import ALL, NONE, Context, Predicate
 
@@ -178,10 +178,28 @@ def split_regex_needs_backend(ctx: Context, div: Divergence) -> frozenset[int]:
     return ALL if found else NONE
 
 
+def dropout_sampled_differently(ctx: Context, div: Divergence) -> frozenset[int]:
+    """A BPE dropout strictly between 0 and 1 samples which merges apply: two processes (or
+    two calls) segment the same text differently. Checked: the dropout is in (0, 1), both
+    sides encoded, and their tokens spell the same string (two segmentations of one
+    text, not two different texts)."""
+    obs = div.observation
+    ours, theirs = obs.reference, obs.upstream
+    dropout = ctx.model.get("dropout")
+    if obs.operation != "encode" or not isinstance(ours, Encoded) \
+            or not isinstance(theirs, Encoded):
+        return NONE
+    if isinstance(dropout, bool) or not isinstance(dropout, int | float) \
+            or not 0 < dropout < 1:
+        return NONE
+    return ALL if "".join(ours.tokens) == "".join(theirs.tokens) else NONE
+
+
 RECOGNISERS: Final[dict[str, Predicate]] = {function.__name__: function for function in (
     byte_fallback_alphabet_required,
     byte_level_alphabet_required,
     byte_level_prefix_space_unsupported,
+    dropout_sampled_differently,
     dropout_unsupported,
     metaspace_in_sequence_unsupported,
     split_regex_needs_backend,
