@@ -1,4 +1,4 @@
-"""Sessions: tests, lint, conformance (the main job), oracles, bench.
+"""Sessions: tests, lint, conformance (the main job), matrix, oracles, bench.
 
 Every session installs what it needs itself; nothing downloads from a model hub.
 """
@@ -139,13 +139,25 @@ def _harness_requirements_without_tokenizers() -> list[str]:
 
 
 @nox.session(python=PYTHON)
+def matrix(session: nox.Session) -> None:
+    """Every registered subject side by side (each in its own process, up to one per
+    core): reports/matrix/<subject>.yaml and reports/matrix.yaml (decision 0037).
+    Arguments after `--` go to `python -m harness matrix` (--subject SPEC, --profile,
+    --jobs N, ...)."""
+    session.install("-e", ".[harness]")
+    session.run("python", "-m", "harness", "matrix", *session.posargs)
+
+
+@nox.session(python=PYTHON)
 def site(session: nox.Session) -> None:
     """The static site (matrix, a page per finding, subject and real file) from the
-    committed reports into build/site: no server, no network; open build/site/index.html.
+    committed reports (and reports/matrix.yaml: its other subjects and its transplant)
+    into build/site: no server, no network; open build/site/index.html.
     Arguments after `--` replace the defaults (REPORT... --output DIR --against OLD...)."""
     session.install("-e", ".[harness]")
+    matrix = ["reports/matrix.yaml"] if os.path.isfile("reports/matrix.yaml") else []
     args = session.posargs or ["reports/conformance.yaml",
-                               "reports/conformance-transformers-js.yaml",
+                               "reports/conformance-transformers-js.yaml", *matrix,
                                "--output", "build/site"]
     session.run("python", "-m", "harness", "site", *args)
 

@@ -21,6 +21,7 @@ from .cli import (
     check_subject,
     conformance,
     fetch,
+    matrix,
     merge,
     oracles,
     report,
@@ -175,6 +176,12 @@ def _parser() -> Parser:
     chk.add_argument("spec", metavar="SUBJECT",
                      help="a registered subject or cmd:'<command line>' (as for --subject)")
 
+    from .matrix.command import add_arguments as matrix_arguments
+
+    matrix_command = sub.add_parser("matrix", help="run every registered subject side by side: "
+                            "reports/matrix/<subject>.yaml and reports/matrix.yaml")
+    matrix_arguments(matrix_command)
+    cache_argument(matrix_command)
     # Listed for --help only: `bench` is dispatched before parsing (see main).
     sub.add_parser("bench", add_help=False,
                    help="benchmarks: the reference against tokenizers (encode, cost growth, "
@@ -187,7 +194,7 @@ def _parser() -> Parser:
 COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     "conformance": conformance.run, "merge": merge.run, "fetch": fetch.run,
     "report": report.run, "reproduce": reproduce.run, "oracles": oracles.run,
-    "site": site.run, "check-subject": check_subject.run,
+    "site": site.run, "check-subject": check_subject.run, "matrix": matrix.run,
 }
 
 #: Set by nox in the commands it runs: then the harness stops when nox goes away.

@@ -41,6 +41,7 @@ from .runs.engine import (
     adopt_pinned,
     adopt_witnesses,
     describe_error,
+    explored_cases,
     shrink_targets,
 )
 from .runs.generated import ENGINE
@@ -195,7 +196,8 @@ def run(*, profile_name: str, seed_value: int, examples: int | None, command: st
                 say(f"witness searches: 0/{len(targets)}")
             try:
                 adopt_witnesses(tally, targets, pool.search(
-                    targets, lambda k: say(f"witness searches: {k}/{len(targets)}")))
+                    targets, lambda k: say(f"witness searches: {k}/{len(targets)}"),
+                    starts=explored_cases(tally, targets)))
             except HarnessError as exc:
                 tally.errors.append(str(exc))
             except Exception as exc:  # a worker's own bug, re-raised here by the pool

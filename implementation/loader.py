@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from . import bpe_loader
 from .added_vocabulary import AddedVocabulary, added_tokens_from_json
-from .bpe import BpeModel
 from .decoders import decoder_from_json
 from .errors import excerpt
 from .jsonfields import Node
@@ -66,7 +66,7 @@ def load_tokenizer(source: Source, *, strict: bool = True) -> Tokenizer:
             root.field("decoder", required=False), strict=strict,
             byte_fallback=model_node.optional_bool("byte_fallback"))
 
-    model = BpeModel.from_json(model_node, strict=strict, before_build=components)
+    model = bpe_loader.load_bpe_model(model_node, strict=strict, before_build=components)
     normalizer = parts["normalizer"]
     added = AddedVocabulary(
         added_tokens_from_json(root),

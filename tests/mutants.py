@@ -31,6 +31,7 @@ from implementation import (
     added_vocabulary,
     alignment,
     bpe,
+    bpe_loader,
     decoders,
     encoding,
     loader,
@@ -208,19 +209,19 @@ def lowercase_accepted(mp: pytest.MonkeyPatch) -> None:
         self._byte_ids = [i if i is not None else self._vocab.get(f"<0x{b:02x}>")
                           for b, i in enumerate(self._byte_ids)]
 
-    mp.setattr(bpe, "_check_byte_alphabet", check)
+    mp.setattr(bpe_loader, "_check_byte_alphabet", check)
     mp.setattr(bpe.BpeModel, "__init__", init)
 
 
 def incomplete_alphabet_accepted(mp: pytest.MonkeyPatch) -> None:
     """The alphabet check stops at the lower-case spellings: a missing piece loads."""
-    original = bpe._check_byte_alphabet
+    original = bpe_loader._check_byte_alphabet
 
     def check(vocab: dict[str, int], node: Any) -> None:
         complete = {**vocab, **{bpe.byte_piece(b): -1 for b in range(256)}}
         original(complete, node)
 
-    mp.setattr(bpe, "_check_byte_alphabet", check)
+    mp.setattr(bpe_loader, "_check_byte_alphabet", check)
 
 
 def extra_step_after_strip(mp: pytest.MonkeyPatch) -> None:
@@ -254,18 +255,18 @@ def bare_byte_fallback_refused(mp: pytest.MonkeyPatch) -> None:
 
 def unk_outside_vocabulary_accepted(mp: pytest.MonkeyPatch) -> None:
     """The strict load no longer checks that unk_token is in the vocabulary."""
-    original = bpe.BpeModel.from_json.__func__  # type: ignore[attr-defined]
+    original = bpe_loader.load_bpe_model
 
-    def from_json(cls: Any, /, node: Any, *, strict: bool = True, **options: Any) -> Any:
+    def load_bpe_model(node: Any, *, strict: bool = True, **options: Any) -> Any:
         unk = node.value.get("unk_token") if isinstance(node.value, dict) else None
         vocab = node.value.get("vocab") if isinstance(node.value, dict) else None
         if strict and isinstance(unk, str) and isinstance(vocab, dict) and unk not in vocab:
-            model = original(cls, node, strict=False, **options)
+            model = original(node, strict=False, **options)
             model._strict = True
             return model
-        return original(cls, node, strict=strict, **options)
+        return original(node, strict=strict, **options)
 
-    mp.setattr(bpe.BpeModel, "from_json", classmethod(from_json))
+    mp.setattr(bpe_loader, "load_bpe_model", load_bpe_model)
 
 
 def unknown_ids_dropped(mp: pytest.MonkeyPatch) -> None:
@@ -492,9 +493,9 @@ MUTANTS: tuple[Mutant, ...] = (
     Mutant("fuse_unk ignored", "bpe", fuse_unk_ignored, {"fuse_unk": True, "unk": "present"}),
     Mutant("ignore_merges ignored", "bpe", ignore_merges_ignored, {"ignore_merges": True}),
     Mutant("lower-case byte spelling accepted", "bpe", lowercase_accepted),
-    Mutant("incomplete byte alphabet accepted", "bpe", incomplete_alphabet_accepted,
+    Mutant("incomplete byte alphabet accepted", "bpe_loader", incomplete_alphabet_accepted,
            {"byte_fallback": True, "byte_alphabet": "partial"}),
-    Mutant("unk_token outside the vocabulary accepted", "bpe",
+    Mutant("unk_token outside the vocabulary accepted", "bpe_loader",
            unk_outside_vocabulary_accepted, {"unk": "dangling"}),
     # (300 examples: a chain with a step added after Strip is one perturbation in about
     # fifty, and Hypothesis' clusters left 150 cases of seed 0 without one)

@@ -14,6 +14,7 @@ from .subject import start_subject
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..report.reproduce import print_document
     from ..runs.generated import evaluate
 
     report = read_report(args.report)
@@ -22,8 +23,7 @@ def run(args: argparse.Namespace) -> int:
     else:
         case = witness_case(report, args.report, failure=args.failure,
                              class_id=args.class_id)
-    print("tokenizer.json:")
-    print(case.document_json())
+    print_document(case.document)
     if report.subject is not None:
         from ..runs.third_party import engine_for, run_of, split_spec
 
@@ -42,7 +42,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"  input:     {json.dumps(obs.input, ensure_ascii=False)} {dict(obs.options)}")
         data = obs.to_json()
         side = "subject:  " if report.subject is not None else "reference:"
-        print(f"  {side} {json.dumps(data['reference'], ensure_ascii=False)}")
+        print(f"  {side} {json.dumps(data['subject'], ensure_ascii=False)}")
         print(f"  upstream:  {json.dumps(data['upstream'], ensure_ascii=False)}")
     failures = sum(v.is_failure for v in judgement.verdicts)
     print(f"\n{len(observations)} comparisons, {len(judgement.verdicts)} divergences, "

@@ -21,9 +21,15 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("python -m harness site: --changes needs --against")
 
     def load(paths: list[Path]) -> Any:
+        from ..matrix.files import MatrixShapeError
+        from ..matrix.site_input import expand
+        from ..site.build import with_transplant
+
         try:
-            return from_conformance([(p.as_posix(), read_report(p)) for p in paths], Path("."))
-        except ValueError as exc:
+            reports, shown = expand(paths)  # a matrix summary: its subjects' reports
+            return with_transplant(from_conformance(
+                [(p.as_posix(), read_report(p)) for p in reports], Path(".")), shown)
+        except (ValueError, MatrixShapeError) as exc:
             raise UsageError(f"python -m harness site: {exc}") from None
 
     site = load(args.reports)

@@ -20,14 +20,15 @@ ENCODING_TIERS = ("ids", "tokens", "spans", "special_mask", "type_ids", "attenti
 
 @dataclass(frozen=True)
 class Observation:
-    """One operation run on both subjects: ``reference`` is the subject under test,
-    ``upstream`` the library it is compared with."""
+    """One operation run on both sides: ``subject`` is the implementation under test (our
+    reference or a third party), ``upstream`` the library it is compared with
+    (docs/decisions/0036-one-vocabulary-for-the-two-sides.md)."""
 
     track: Track
     operation: Operation
     input: str | tuple[int, ...] | None
     options: tuple[tuple[str, Any], ...]
-    reference: Outcome
+    subject: Outcome
     upstream: Outcome
 
     def option(self, name: str, default: Any = None) -> Any:
@@ -39,6 +40,6 @@ class Observation:
             "operation": self.operation,
             "input": list(self.input) if isinstance(self.input, tuple) else self.input,
             "options": dict(self.options),
-            "reference": outcome_to_json(self.reference),
+            "subject": outcome_to_json(self.subject),
             "upstream": outcome_to_json(self.upstream),
         }

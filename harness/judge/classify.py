@@ -16,7 +16,7 @@ from typing import Protocol
 from ..core.case import Case
 from ..core.observation import Observation
 from ..core.outcome import Encoded
-from .compare import Divergence, judge_tiers
+from .compare import REFERENCE_SIDE, Divergence, judge_tiers
 from .predicates import ALL, Context, Predicate, differing_positions
 from .registry import load_registry
 from .replay import Replayer
@@ -72,17 +72,19 @@ class Judgement:
 def judge(case: Case, observations: Sequence[Observation],
           capabilities: Collection[str] | None = None,
           classes: Sequence[Explainer] | None = None, *, replay: Replayer,
-          specification: bool = False, stage: Stage | None = None) -> Judgement:
+          specification: bool = False, stage: Stage | None = None,
+          side: str = REFERENCE_SIDE) -> Judgement:
     """Compare every observation and classify every divergence (by ``classes``: the
     registry of our intended divergences unless given); with ``specification``, every
     finding of the specification oracle on the reference's outcomes is a failure verdict
-    too. Whatever must run again runs through ``replay``."""
+    too. Whatever must run again runs through ``replay``. ``side``: what the verdicts'
+    words call the subject."""
     timed = stage if stage is not None else _untimed
     divergences: list[Divergence] = []
     skipped: list[tuple[str, str]] = []
     with timed("compare"):
         for obs in observations:
-            comparison = judge_tiers(obs, capabilities)
+            comparison = judge_tiers(obs, capabilities, side)
             skipped.extend((obs.operation, tier) for tier in comparison.skipped)
             divergences.extend(comparison.divergences)
     with timed("classify"):
@@ -126,7 +128,7 @@ def _composed(ctx: Context, classes: Sequence[Explainer]) -> tuple[str, ...]:
 
 def _classify_positions(ctx: Context, div: Divergence,
                         candidates: list[Explainer]) -> Verdict:
-    ref, up = div.observation.reference, div.observation.upstream
+    ref, up = div.observation.subject, div.observation.upstream
     assert isinstance(ref, Encoded) and isinstance(up, Encoded)
     differing = differing_positions(ref.spans, up.spans)
     explained: set[int] = set()

@@ -18,8 +18,14 @@ from typing import Any
 from ..core.observation import ENCODING_TIERS, TIERS, Observation, Operation, Track
 from ..core.outcome import Crashed, Decoded, Encoded, Loaded, Outcome, Refused
 
-__all__ = ["TIERS", "Comparison", "Divergence", "Observation", "Operation", "Track",
-           "compare", "judge_tiers"]
+__all__ = ["REFERENCE_SIDE", "SUBJECT_SIDE", "TIERS", "Comparison", "Divergence",
+           "Observation", "Operation", "Track", "compare", "judge_tiers"]
+
+
+#: What a divergence's words call the side under test: ``reference`` in our reference's own
+#: run, ``subject`` in a third-party subject's run (docs/decisions/0036-*.md).
+REFERENCE_SIDE = "reference"
+SUBJECT_SIDE = "subject"
 
 
 @dataclass(frozen=True)
@@ -27,6 +33,8 @@ class Divergence:
     tier: str
     detail: str
     observation: Observation
+    #: The side under test, as the detail and the failure signature name it.
+    side: str = REFERENCE_SIDE
 
 
 @dataclass(frozen=True)
@@ -50,39 +58,42 @@ def compare(obs: Observation, capabilities: Collection[str] | None = None
     return judge_tiers(obs, capabilities).divergence
 
 
-def judge_tiers(obs: Observation, capabilities: Collection[str] | None = None) -> Comparison:
+def judge_tiers(obs: Observation, capabilities: Collection[str] | None = None,
+                side: str = REFERENCE_SIDE) -> Comparison:
     """``compare``, also naming the tiers it skipped. ``capabilities``: the tiers both
-    subjects can answer (None: every tier)."""
-    ref, up = obs.reference, obs.upstream
+    subjects can answer (None: every tier); ``side``: what the words call the subject."""
+    ref, up = obs.subject, obs.upstream
     if isinstance(ref, Crashed):
-        return Comparison(Divergence(obs.operation, f"reference crashed: {ref.message}", obs))
+        return Comparison(Divergence(obs.operation, f"{side} crashed: {ref.message}", obs,
+                                     side))
     if obs.operation == "load":
-        return Comparison(_compare_acceptance(obs, "load", Loaded))
+        return Comparison(_compare_acceptance(obs, "load", Loaded, side))
     if obs.operation == "encode":
         if isinstance(ref, Encoded) and isinstance(up, Encoded):
-            return _compare_encodings(obs, ref, up, capabilities)
-        return Comparison(_compare_acceptance(obs, "encode", Encoded))
+            return _compare_encodings(obs, ref, up, capabilities, side)
+        return Comparison(_compare_acceptance(obs, "encode", Encoded, side))
     if capabilities is not None and "decode" not in capabilities:
         return Comparison(None, ("decode",))
     if isinstance(ref, Decoded) and isinstance(up, Decoded):
         if ref.text == up.text:
             return Comparison(None)
         return Comparison(Divergence("decode", f"decoded {ref.text!r} vs upstream "
-                                     f"{up.text!r}", obs))
-    return Comparison(_compare_acceptance(obs, "decode", Decoded))
+                                     f"{up.text!r}", obs, side))
+    return Comparison(_compare_acceptance(obs, "decode", Decoded, side))
 
 
-def _compare_acceptance(obs: Observation, tier: str, success: type) -> Divergence | None:
-    ref, up = obs.reference, obs.upstream
+def _compare_acceptance(obs: Observation, tier: str, success: type,
+                        side: str = REFERENCE_SIDE) -> Divergence | None:
+    ref, up = obs.subject, obs.upstream
     if isinstance(ref, success) and isinstance(up, success):
         return None
     if isinstance(ref, Refused) and isinstance(up, Refused):
         return None  # both refuse: agreement; messages differ by design
-    return Divergence(tier, f"reference {_name(ref)} vs upstream {_name(up)}", obs)
+    return Divergence(tier, f"{side} {_name(ref)} vs upstream {_name(up)}", obs, side)
 
 
 def _compare_encodings(obs: Observation, ref: Encoded, up: Encoded,
-                       capabilities: Collection[str] | None) -> Comparison:
+                       capabilities: Collection[str] | None, side: str) -> Comparison:
     skipped: list[str] = []
     found: list[Divergence] = []
     for tier in ENCODING_TIERS:
@@ -94,7 +105,7 @@ def _compare_encodings(obs: Observation, ref: Encoded, up: Encoded,
             skipped.append(tier)
             continue
         if mine != theirs:
-            found.append(Divergence(tier, _first_difference(mine, theirs), obs))
+            found.append(Divergence(tier, _first_difference(mine, theirs), obs, side))
     return Comparison(found[0] if found else None, tuple(skipped), tuple(found))
 
 

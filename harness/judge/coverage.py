@@ -46,11 +46,11 @@ def rules_exercised(case: Case, obs: Observation) -> set[str]:
     if obs.operation == "load":
         return {"bf-rule-1-alphabet", "bf-rule-2-decoder"}
     if obs.operation == "decode":
-        out = obs.upstream if isinstance(obs.upstream, Decoded) else obs.reference
+        out = obs.upstream if isinstance(obs.upstream, Decoded) else obs.subject
         if isinstance(out, Decoded) and "\ufffd" in out.text:
             return {"bf-decode-runs"}
         return set()
-    encoded = obs.reference if isinstance(obs.reference, Encoded) else obs.upstream
+    encoded = obs.subject if isinstance(obs.subject, Encoded) else obs.upstream
     text = obs.input if isinstance(obs.input, str) else ""
     rules: set[str] = set()
     if isinstance(encoded, Encoded):

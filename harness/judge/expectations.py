@@ -48,12 +48,12 @@ class Signature:
         obs = div.observation
         if (obs.operation, div.tier) != (self.operation, self.tier):
             return NONE
-        if outcome_kind(obs.reference) != self.subject:
+        if outcome_kind(obs.subject) != self.subject:
             return NONE
         if outcome_kind(obs.upstream) != self.upstream:
             return NONE
         if self.message:
-            text = getattr(obs.reference, "message", "")
+            text = getattr(obs.subject, "message", "")
             if not isinstance(text, str) or re.search(self.message, text) is None:
                 return NONE
         return ALL

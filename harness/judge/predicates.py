@@ -64,12 +64,12 @@ def _lenient_accounted_for(ctx: Context) -> bool:
 def _strict_load(div: Divergence, rule: str) -> bool:
     obs = div.observation
     return (obs.operation == "load" and isinstance(obs.upstream, Loaded)
-            and _refused_with(obs.reference, rule))
+            and _refused_with(obs.subject, rule))
 
 
 def _refused_where_broken(ctx: Context, div: Divergence, rule: str) -> bool:
     """Our side: the refusal names a JSON path where the document breaks ``rule``."""
-    ref = div.observation.reference
+    ref = div.observation.subject
     return isinstance(ref, Refused) and names_broken_path(rule, ref.path, ctx.broken)
 
 
@@ -131,7 +131,7 @@ def strict_duplicate_id(ctx: Context, div: Divergence) -> frozenset[int]:
 
 
 def strict_unreproducible_regex(ctx: Context, div: Divergence) -> frozenset[int]:
-    ref = div.observation.reference
+    ref = div.observation.subject
     return _yes(_strict_load(div, "unsupported-component") and isinstance(ref, Refused)
                 and ref.path.endswith(".Regex")
                 and isinstance(_at_path(ctx.document, ref.path), str))
@@ -141,7 +141,7 @@ def strict_regex_backtracking(ctx: Context, div: Divergence) -> frozenset[int]:
     """Refused in both modes by the reference's analysis of the Regex named by the
     refusal's path (upstream loads it, and gives up at Oniguruma's retry limit with a panic
     only on a long enough text)."""
-    ref = div.observation.reference
+    ref = div.observation.subject
     return _yes(_strict_load(div, "regex-backtracking") and isinstance(ref, Refused)
                 and ref.path.endswith(".Regex")
                 and isinstance(_at_path(ctx.document, ref.path), str))
@@ -180,7 +180,7 @@ def upstream_panic_refused(ctx: Context, div: Divergence) -> frozenset[int]:
     obs = div.observation
     if obs.operation != "load" or not _is_panic(obs.upstream):
         return NONE
-    ref = obs.reference
+    ref = obs.subject
     if not isinstance(ref, Refused):
         return NONE
     prefix = ctx.model.get("continuing_subword_prefix")
@@ -225,7 +225,7 @@ def normalizer_insertion_panic(ctx: Context, div: Divergence) -> frozenset[int]:
             or not isinstance(upstream_crash, Crashed)
             or not upstream_crash.message.startswith("index out of bounds")):
         return NONE
-    ref = obs.reference
+    ref = obs.subject
     if not isinstance(ref, Refused) or not _refusal_names_the_document(ctx, ref):
         return NONE
     normalizer = ctx.document.get("normalizer")
@@ -287,7 +287,7 @@ def strip_decoder_panic(ctx: Context, div: Divergence) -> frozenset[int]:
     obs = div.observation
     if obs.operation != "decode" or not _is_panic(obs.upstream):
         return NONE
-    if not isinstance(obs.reference, Decoded):
+    if not isinstance(obs.subject, Decoded):
         return NONE
     return _yes(_strip_panics(ctx, obs))
 
@@ -301,7 +301,7 @@ def _strip_panics(ctx: Context, obs: Observation) -> bool:
     decoder = ctx.document.get("decoder")
     if not ctx.loads(side) or not isinstance(decoder, dict):
         return False
-    if not isinstance(obs.input, tuple) or not isinstance(obs.reference, Decoded):
+    if not isinstance(obs.input, tuple) or not isinstance(obs.subject, Decoded):
         return False
     skip = bool(obs.option("skip_special_tokens", True))
     tokens = ctx.replay.tokens(side, ctx.json, obs.input, skip_special_tokens=skip)
@@ -317,7 +317,7 @@ def _strip_panics(ctx: Context, obs: Observation) -> bool:
         else:
             tokens = ctx.replay.decode_step(side, ctx.json, (index,) if sequence else (),
                                             tokens)
-    return panics and "".join(tokens) == obs.reference.text
+    return panics and "".join(tokens) == obs.subject.text
 
 
 # -- decode -------------------------------------------------------------------------------
@@ -328,7 +328,7 @@ def metaspace_decoder_not_applied(ctx: Context, div: Divergence) -> frozenset[in
     if obs.operation != "decode" or "Metaspace" not in _step_types(ctx.document.get("decoder")):
         return NONE
     side: Side = obs.track
-    if not isinstance(obs.reference, Decoded) or not isinstance(obs.upstream, Decoded):
+    if not isinstance(obs.subject, Decoded) or not isinstance(obs.upstream, Decoded):
         return NONE
     if not ctx.loads(side) or not isinstance(obs.input, tuple):
         return NONE
@@ -340,8 +340,8 @@ def metaspace_decoder_not_applied(ctx: Context, div: Divergence) -> frozenset[in
     as_upstream = "".join(_upstream_metaspace_chain(ctx, side, decoder, (), tokens))
     # Our side: the text of the same chain with every Metaspace step taken out.
     ours = ctx.spec.decode_without_metaspace(obs.track, obs.input, skip)
-    return _yes(as_upstream == obs.upstream.text and as_upstream != obs.reference.text
-                and ours == obs.reference.text)
+    return _yes(as_upstream == obs.upstream.text and as_upstream != obs.subject.text
+                and ours == obs.subject.text)
 
 
 def _step_types(decoder: Any) -> list[str]:
@@ -371,21 +371,21 @@ def strict_decode_unknown_id(ctx: Context, div: Divergence) -> frozenset[int]:
     """Recognised when the lenient reference, which drops the id like upstream, decodes to
     upstream's text (or differs from it only as the Metaspace class explains)."""
     obs = div.observation
-    if (obs.operation != "decode" or not _refused_with(obs.reference, "decode-unknown-id")
+    if (obs.operation != "decode" or not _refused_with(obs.subject, "decode-unknown-id")
             or not isinstance(obs.upstream, Decoded | Crashed)
             or not isinstance(obs.input, tuple) or not ctx.lenient_loaded()):
         return NONE
     known = known_ids(ctx.document)
     unknown = [k for k, i in enumerate(obs.input) if i not in known]
-    assert isinstance(obs.reference, Refused)
-    if not unknown or obs.reference.path != f"ids[{unknown[0]}]":
+    assert isinstance(obs.subject, Refused)
+    if not unknown or obs.subject.path != f"ids[{unknown[0]}]":
         return NONE  # our side: refused at the first id that names no token
     lenient = ctx.replay.decode("lenient", ctx.json, obs.input,
                                 skip_special_tokens=bool(obs.option("skip_special_tokens")))
     if lenient == obs.upstream:
         return ALL
     # Composition: what is left between the lenient decode and upstream's is another class.
-    as_lenient = Divergence("decode", "", replace(obs, track="lenient", reference=lenient))
+    as_lenient = Divergence("decode", "", replace(obs, track="lenient", subject=lenient))
     for other in (metaspace_decoder_not_applied, strip_decoder_panic):
         if other(ctx, as_lenient):
             ctx.also.append(other.__name__)
@@ -396,7 +396,7 @@ def strict_decode_unknown_id(ctx: Context, div: Divergence) -> frozenset[int]:
 # -- encode -------------------------------------------------------------------------------
 def strict_character_dropped(ctx: Context, div: Divergence) -> frozenset[int]:
     obs = div.observation
-    if (obs.operation != "encode" or not _refused_with(obs.reference, "character-dropped")
+    if (obs.operation != "encode" or not _refused_with(obs.subject, "character-dropped")
             or not isinstance(obs.upstream, Encoded) or ctx.unk_token is not None
             or not isinstance(obs.input, str) or not ctx.lenient_loaded()):
         return NONE

@@ -16,7 +16,7 @@ from .specification import sequence_counts, template_layout
 
 
 def _encodings(div: Divergence) -> tuple[Encoded, Encoded] | None:
-    ref, up = div.observation.reference, div.observation.upstream
+    ref, up = div.observation.subject, div.observation.upstream
     if isinstance(ref, Encoded) and isinstance(up, Encoded):
         return ref, up
     return None

@@ -278,7 +278,7 @@ class Specification:
         return self._ids
 
     def check(self, obs: Observation) -> list[Divergence]:
-        if isinstance(obs.reference, Crashed):
+        if isinstance(obs.subject, Crashed):
             return []  # a crash is a failure of its own already
         if obs.operation == "load":
             found = self._load(obs)
@@ -290,7 +290,7 @@ class Specification:
 
     # -- load
     def _load(self, obs: Observation) -> list[tuple[str, str]]:
-        ref = obs.reference
+        ref = obs.subject
         broken = self.broken
         if obs.track == "lenient":
             if isinstance(ref, Refused) and ref.rule in STRICT_ONLY:
@@ -312,7 +312,7 @@ class Specification:
 
     # -- decode
     def _decode(self, obs: Observation) -> list[tuple[str, str]]:
-        ref = obs.reference
+        ref = obs.subject
         ids = obs.input if isinstance(obs.input, tuple) else ()
         unknown = [k for k, i in enumerate(ids) if i not in self.ids]
         if obs.track == "strict" and unknown:
@@ -360,7 +360,7 @@ class Specification:
 
     # -- encode
     def _encode(self, obs: Observation) -> list[tuple[str, str]]:
-        enc = obs.reference
+        enc = obs.subject
         if not isinstance(enc, Encoded):
             return []
         lengths = {len(enc.ids), len(enc.tokens), len(enc.spans), len(enc.special_mask),

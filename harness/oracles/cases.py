@@ -1,7 +1,8 @@
 """The hand-chosen INPUTS of the oracle files (``oracles/*.json``): tokenizer.json
 documents (inline, fixtures written under ``fixtures/``, or real-model fixtures built at
 run time by ``harness.fixtures.real_models``), texts (hand-chosen, or the committed real-model
-corpus), id runs, and the flags naming what each row exercises.
+corpus), id runs, and the flags naming what each row exercises (declared with their
+meanings in ``spec.py``).
 
 Nothing here is an output. Every observed value in an oracle file comes from running
 ``tokenizers`` on these inputs (``harness.oracles.generation``); the replay tests then check the

@@ -71,7 +71,7 @@ def witness_row(class_id: str, case: Case, selector: Mapping[str, Any],
                     # Every class explaining it: the replay accepts a difference only when
                     # a flagged class explains it (two classes may meet on one witness).
                     "flags": sorted({class_id, *chosen.classes}),
-                    "reference": outcome_to_json(obs.reference, masks=False),
+                    "reference": outcome_to_json(obs.subject, masks=False),
                     "upstream": outcome_to_json(obs.upstream, masks=False)})
         return row
     same = next((o for o in observations if _matches(o, selector)), None)
@@ -79,7 +79,7 @@ def witness_row(class_id: str, case: Case, selector: Mapping[str, Any],
     now = diverging.get(id(same)) if same is not None else None
     row.update({"observation": dict(selector), "tier": now.divergence.tier if now else None,
                 "classes": sorted(now.classes) if now else [],
-                "reference": outcome_to_json(same.reference, masks=False) if same else None,
+                "reference": outcome_to_json(same.subject, masks=False) if same else None,
                 "upstream": outcome_to_json(same.upstream, masks=False) if same else None})
     return row
 

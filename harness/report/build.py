@@ -8,6 +8,7 @@ from typing import Protocol
 from ..core.profiles import Profile
 from ..core.resources import repository_path
 from ..fixtures.morph_track import UPSTREAM_DOCUMENT
+from ..judge.compare import SUBJECT_SIDE
 from ..judge.coverage import RULES
 from ..judge.registry import load_registry
 from ..runs import reach as reaches
@@ -100,7 +101,10 @@ def witness(w: tallies.Witness) -> model.Witness:
         entry.operation = obs["operation"]
         entry.input = obs["input"]
         entry.options = obs["options"]
-        entry.reference = obs["reference"]
+        if w.divergence.side == SUBJECT_SIDE:  # a third-party run: in its own words
+            entry.subject = obs["subject"]
+        else:
+            entry.reference = obs["subject"]
         entry.upstream = obs["upstream"]
     elif w.case.texts:
         entry.input = w.case.texts[0]

@@ -16,7 +16,12 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from ..runs.pinned import PINNED_WITNESSES_NAME
+from ..runs.third_party import witnesses_beside
 from .model import Failure, Fixture, MorphTrack, Report, Witness
+
+#: Our reference's pinned witnesses (a third-party subject's are beside its expectations).
+PINNED_FILE = f"oracles/{PINNED_WITNESSES_NAME}"
 
 #: Failures shown in full; the rest are listed by signature (a PR comment holds 65,536
 #: characters).
@@ -199,34 +204,43 @@ def _failures(report: Report) -> str:
     if not (failures or stale or real or morph_failures or errors):
         return "### Failures\n\nNone: every divergence is explained by an intended class."
     blocks = ["### Failures"]
+    side = "subject" if report.subject is not None else None
     for entry in failures[:MAX_FAILURES]:
-        blocks.append(_failure(entry))
+        blocks.append(_failure(entry, side))
     if len(failures) > MAX_FAILURES:
         rest = failures[MAX_FAILURES:]
         blocks.append(f"{len(rest)} more in the report:\n\n" + "\n".join(
             f"- {e.id} {_code(e.signature)} (×{_int(e.count)})" for e in rest))
     for fixture, entry in real:
-        blocks.append(_fixture_failure(f"Real model `{fixture.fixture}`", entry,
+        blocks.append(_fixture_failure(f"Real model `{fixture.fixture}`", entry, side,
                                        f"The tokenizer.json is the fixture (sha256 "
                                        f"`{fixture.sha256[:16]}…`), built by `python -m "
                                        f"harness.fixtures.real_models {fixture.fixture}`."))
     for entry in morph_failures:
         assert morph is not None
         blocks.append(_fixture_failure(
-            "Morph track", entry, f"The unified config is `{morph.config}`; upstream runs "
+            "Morph track", entry, None, f"The unified config is `{morph.config}`; upstream runs "
             f"`{morph.upstream_document.path}`."))
     if errors:
         blocks.append("#### Harness errors\n\nThe harness itself failed (a bug of ours, "
                       "not a finding):\n\n" + "\n\n".join(_fence(e, "text") for e in errors))
     if stale:
         blocks.append("#### Stale pinned witnesses\n\nA witness pinned in "
-                      "`oracles/divergences.json` no longer shows its class:\n\n" + "\n".join(
+                      f"{_code(_pinned_file(report))} no longer shows its class:\n\n"
+                      + "\n".join(
                           f"- {_code(e.id)} ({_code(e.class_id)}): now "
                           f"{_code(_json(e.now or 'no divergence'))}" for e in stale))
     return "\n\n".join(blocks)
 
 
-def _failure(entry: Failure, left: str = "reference") -> str:
+def _pinned_file(report: Report) -> str:
+    """The file the run's pinned witnesses come from: ours, or the subject's own."""
+    if report.subject is None:
+        return PINNED_FILE
+    return witnesses_beside(report.subject.expectations) or "(none)"
+
+
+def _failure(entry: Failure, left: str | None = None) -> str:
     witness = entry.witness
     parts = [f"#### {entry.id} · {_code(entry.signature)} (×{_int(entry.count)})",
              _observation(witness, left), *_witness_files(witness),
@@ -252,22 +266,24 @@ def _witness_files(witness: Witness) -> list[str]:
     return parts
 
 
-def _fixture_failure(where: str, entry: Failure, source: str) -> str:
+def _fixture_failure(where: str, entry: Failure, left: str | None, source: str) -> str:
     return "\n\n".join([
         f"#### {where} · {_code(entry.signature)} (×{_int(entry.count)})",
-        _observation(entry.witness),
+        _observation(entry.witness, left),
         source,
     ])
 
 
-def _observation(witness: Witness, left: str = "reference") -> str:
+def _observation(witness: Witness, left: str | None = None) -> str:
+    """The witness in words and a table; ``left`` names the subject's column (None: the
+    name the report gives it, ``reference`` or ``subject``)."""
     options = ", ".join(f"{k}={_json(v)}" for k, v in sorted(witness.options.items()))
     where = (f"{witness.track or '?'} track, `{witness.operation or '?'}`, "
              f"tier `{witness.tier or '?'}`" + (f", {options}" if options else ""))
     lines = [_escape(witness.detail), "", f"- **Where:** {where}",
              f"- **Input:** {_input(witness.input)}", ""]
-    if witness.reference is not None or witness.upstream is not None:
-        lines.append(_side_by_side(witness.reference, witness.upstream, left))
+    if witness.outcome is not None or witness.upstream is not None:
+        lines.append(_side_by_side(witness.outcome, witness.upstream, left or witness.side))
     return "\n".join(lines).strip("\n")
 
 
@@ -280,8 +296,8 @@ def _input(value: Any) -> str:
     return text
 
 
-def _side_by_side(reference: Any, upstream: Any, label: str = "reference") -> str:
-    mine = reference if isinstance(reference, dict) else {"value": reference}
+def _side_by_side(subject: Any, upstream: Any, label: str) -> str:
+    mine = subject if isinstance(subject, dict) else {"value": subject}
     theirs = upstream if isinstance(upstream, dict) else {"value": upstream}
     keys = [k for k in ("outcome",) if k in mine or k in theirs]
     keys += sorted((set(mine) | set(theirs)) - {"outcome"})

@@ -11,6 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Final, Literal
 
+from .serde import OMITTED_WHEN_NONE
+
 #: Bumped whenever a field changes meaning or shape.
 REPORT_VERSION: Final = 2
 #: The fields (at any depth) that measure time; all others are deterministic.
@@ -29,7 +31,8 @@ Verdict = Literal["pass", "fail", "incomplete"]
 class Witness:
     """The smallest case seen (or shrunk) showing a class or a failure: where it differs,
     the input, both outcomes, and the case (for a generated case) or the fixture it ran
-    on."""
+    on. The outcome of the side under test is ``reference`` in our reference's run and
+    ``subject`` in a third-party subject's run (docs/decisions/0036-*.md)."""
 
     detail: str
     classes: list[str]
@@ -40,13 +43,24 @@ class Witness:
     operation: str | None = None
     input: Any = None
     options: dict[str, Any] = field(default_factory=dict)
-    reference: dict[str, Any] | None = None
+    reference: dict[str, Any] | None = field(default=None, metadata=OMITTED_WHEN_NONE)
+    subject: dict[str, Any] | None = field(default=None, metadata=OMITTED_WHEN_NONE)
     upstream: dict[str, Any] | None = None
     #: The whole case (tokenizer.json and inputs) of a generated witness.
     case: dict[str, Any] | None = None
     #: The fixture a real-model or morph-track witness ran on (its document is not
     #: repeated here).
     fixture: str | None = None
+
+    @property
+    def outcome(self) -> dict[str, Any] | None:
+        """The outcome of the side under test, whichever name the report gives it."""
+        return self.subject if self.subject is not None else self.reference
+
+    @property
+    def side(self) -> str:
+        """The name the report gives the side under test."""
+        return "subject" if self.subject is not None else "reference"
 
 
 @dataclass

@@ -11,9 +11,12 @@ import dataclasses
 import types
 import typing
 from functools import cache
-from typing import Any, Literal, TypeVar, Union, get_args, get_origin
+from typing import Any, Final, Literal, TypeVar, Union, get_args, get_origin
 
 T = TypeVar("T")
+#: Field metadata: the field is left out of the data while its value is None (a key that
+#: only some reports carry, such as a witness' ``reference`` or ``subject``).
+OMITTED_WHEN_NONE: Final = {"omitted_when_none": True}
 
 
 class ShapeError(ValueError):
@@ -42,7 +45,10 @@ def fields_of(cls: type) -> list[tuple[str, Any, bool]]:
 
 def to_data(value: Any) -> Any:
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {name: to_data(getattr(value, name)) for name, _, _ in fields_of(type(value))}
+        return {spec.name: to_data(getattr(value, spec.name))
+                for spec in dataclasses.fields(value)
+                if not (spec.metadata.get("omitted_when_none")
+                        and getattr(value, spec.name) is None)}
     if isinstance(value, list | tuple):
         return [to_data(v) for v in value]
     if isinstance(value, dict):

@@ -35,7 +35,9 @@ from ..core.case import Case
 from ..core.observation import Observation
 from ..core.profiles import Profile
 from ..judge.classify import Explainer, Judgement, Verdict, judge
+from ..judge.compare import REFERENCE_SIDE
 from ..subjects.protocol import ALL_CAPABILITIES
+from .reduce import reduce_case
 from .replay import CaseReplayer
 from .tally import Tally, Witness, case_size, failure_signature, no_larger
 
@@ -71,6 +73,8 @@ class Engine:
     #: Whether the specification oracle's findings are verdicts too (generated runs).
     specification: bool = False
     timing: Timing | None = None
+    #: What the verdicts' words call the subject (``harness.judge.compare``).
+    side: str = REFERENCE_SIDE
 
     def evaluate(self, case: Case) -> tuple[list[Observation], Judgement]:
         stage = self.timing.stage if self.timing is not None else None
@@ -78,7 +82,8 @@ class Engine:
             observations = self.observe(case)
         replay = CaseReplayer(stage)
         judgement = judge(case, observations, self.capabilities, self.classes,
-                          replay=replay, specification=self.specification, stage=stage)
+                          replay=replay, specification=self.specification, stage=stage,
+                          side=self.side)
         return observations, dataclasses.replace(judgement, replays=replay.executions)
 
     def record(self, tally: Tally, case: Case) -> Judgement:
@@ -123,9 +128,11 @@ class Engine:
         return tally
 
     def search(self, strategy: Any, target: Target, profile: Profile,
-               seed_value: int) -> Witness | None:
+               seed_value: int, start: Case | None = None) -> Witness | None:
         """The smallest case found showing ``target``, shrunk by Hypothesis within the
-        profile's count of evaluations. Raises ``HarnessError`` on a bug of ours."""
+        profile's count of evaluations; for a failure, the smaller of it and ``start``
+        (the explored witness) is then reduced, document and input (``harness.runs.reduce``),
+        within as many evaluations again. Raises ``HarnessError`` on a bug of ours."""
         kind, key = target
         wanted = _has_class(key) if kind == "class" else _has_signature(key)
         best: list[tuple[Case, Verdict]] = []
@@ -160,11 +167,38 @@ class Engine:
             search()
         if errors:
             raise HarnessError(f"while searching a witness of {kind} {key!r}: {errors[0]}")
+        if kind == "failure" and start is not None:
+            origin = (best[0][0] if best and self.size(best[0][0]) <= self.size(start)
+                      else start)
+            best[:] = self._reduced(origin, wanted, profile.shrink_evaluations, key)
         if not best:
             return None
         case, verdict = best[0]
         return Witness(case, verdict.divergence, verdict.classes, self.size(case),
                        shrunk=True, fixture=self.fixture, detail=verdict.divergence.detail)
+
+
+    def _reduced(self, case: Case, wanted: Callable[[Verdict], bool], budget: int,
+                 key: str) -> list[tuple[Case, Verdict]]:
+        """``case`` reduced while it shows ``wanted``, with the verdict that shows it
+        (none when ``case`` does not show it)."""
+        errors: list[str] = []
+
+        def showing(candidate: Case) -> Verdict | None:
+            try:
+                _, judgement = self.evaluate(candidate)
+            except Exception as exc:  # a bug of ours, reported below; never a finding
+                errors.append(describe_error(exc))
+                return None
+            return next((v for v in judgement.verdicts if wanted(v)), None)
+
+        if showing(case) is None:
+            return []
+        smallest, _ = reduce_case(case, lambda c: showing(c) is not None, self.size, budget)
+        verdict = showing(smallest)
+        if errors:
+            raise HarnessError(f"while reducing the witness of failure {key!r}: {errors[0]}")
+        return [(smallest, verdict)] if verdict is not None else []
 
 
 def describe_error(exc: BaseException) -> str:
@@ -200,6 +234,16 @@ def adopt_pinned(tally: Tally, pinned: Mapping[str, Witness]) -> None:
         held = tally.class_witness.get(cls)
         if held is not None and no_larger(witness, held):
             tally.class_witness[cls] = witness
+
+
+def explored_cases(tally: Tally, targets: Sequence[Target]) -> list[Case | None]:
+    """The explored witness of each failure target (a fixture's is no generated case)."""
+    found: list[Case | None] = []
+    for kind, key in targets:
+        witness = tally.failure_witness.get(key) if kind == "failure" else None
+        found.append(witness.case if witness is not None and witness.fixture is None
+                     else None)
+    return found
 
 
 def adopt_witnesses(tally: Tally, targets: Sequence[Target],

@@ -43,6 +43,7 @@ from ..fixtures.real_models import (
     sha256_file,
 )
 from ..judge.classify import judge
+from ..judge.compare import REFERENCE_SIDE, SUBJECT_SIDE
 from ..strategies.texts import inventory, texts_for
 from ..subjects.protocol import ALL_CAPABILITIES, Subject, failed
 from ..subjects.reference import LENIENT, STRICT, ReferenceSubject
@@ -151,14 +152,16 @@ def run_fixture(name: str, *, corpus: list[str], examples: int, seed_value: int,
         result.load_seconds["reference-lenient"] = round(loaded.lenient_seconds, 3)
     load_case = loaded.load_case
     replay = CaseReplayer()
-    loads_judged = judge(load_case, loaded.loads, capabilities, classes, replay=replay)
+    side = REFERENCE_SIDE if wired is None else SUBJECT_SIDE
+    loads_judged = judge(load_case, loaded.loads, capabilities, classes, replay=replay,
+                         side=side)
     result.tally.record(load_case, loaded.loads,
                         dataclasses.replace(loads_judged, replays=replay.executions),
                         size=0, fixture=name)
     if failed(loaded.ours) or failed(loaded.theirs):
         return result
     engine = Engine(observe=loaded.observe, size=text_size, fixture=name,
-                    capabilities=capabilities, classes=classes)
+                    capabilities=capabilities, classes=classes, side=side)
     if wired is None:
         _time_corpus(result, loaded, corpus)
     engine.run_items((loaded.case(text) for text in corpus), result.tally)
@@ -262,7 +265,7 @@ def describe(result: FixtureRun) -> list[str]:
 
 def _refusal(witness: Witness | None) -> str:
     """Our side's refusal in a failure witness: its rule, path and message."""
-    outcome = witness.divergence.observation.reference if (
+    outcome = witness.divergence.observation.subject if (
         witness is not None and witness.divergence is not None) else None
     if not isinstance(outcome, Refused):
         return ""

@@ -18,10 +18,11 @@ from ..judge.compare import Divergence
 
 
 def failure_signature(div: Divergence) -> str:
-    """What makes two failures the same failure: track, operation, tier and both kinds."""
+    """What makes two failures the same failure: track, operation, tier and both kinds
+    (the subject's side named as the divergence names it)."""
     obs = div.observation
-    return (f"{obs.track}/{obs.operation}/{div.tier}: reference "
-            f"{outcome_kind(obs.reference)} vs upstream {outcome_kind(obs.upstream)}")
+    return (f"{obs.track}/{obs.operation}/{div.tier}: {div.side} "
+            f"{outcome_kind(obs.subject)} vs upstream {outcome_kind(obs.upstream)}")
 
 
 def case_size(case: Case) -> int:

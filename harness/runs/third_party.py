@@ -25,6 +25,7 @@ from typing import Any, Final, cast
 
 from ..core.case import Case
 from ..core.observation import Observation
+from ..judge.compare import SUBJECT_SIDE
 from ..judge.coverage import rules_exercised
 from ..judge.expectations import Expectations, ExpectationsError, empty, parse
 from ..judge.predicates import Predicate
@@ -172,9 +173,9 @@ def expectations_path(name: str, expectations: str | None) -> str:
     """The expectations file a run of the subject ``name`` (its hello's) is judged by."""
     if expectations is not None:
         return expectations
-    if name.startswith(tokenizers_version.HELLO_PREFIX):  # one file per API family
-        return tokenizers_version.expectations_display(name)
-    entry = registry.lookup(name)
+    entry = registry.lookup(name)  # a registered name first: tokenizers-npm is one
+    if entry is None and name.startswith(tokenizers_version.HELLO_PREFIX):
+        return tokenizers_version.expectations_display(name)  # one file per API family
     if entry is None or entry.file(EXPECTATIONS) is None:
         return "(none)"
     return entry.display(EXPECTATIONS)
@@ -216,7 +217,7 @@ def engine_for(run: str) -> SubjectEngine:
 
     engine = Engine(observe=observe, capabilities=subject.capabilities,
                     rules=rules_exercised, features=case_features,
-                    classes=wired.classes)
+                    classes=wired.classes, side=SUBJECT_SIDE)
     return SubjectEngine(spec, subject, wired, engine)
 
 

@@ -32,6 +32,7 @@ from types import TracebackType
 from typing import Any
 
 from ..core import interrupts
+from ..core.case import Case
 from ..core.profiles import Profile
 from . import real_models
 from .engine import Engine, Target
@@ -147,9 +148,10 @@ def _explore_shard(shard: int, budget: int, seed_value: int, report: bool,
     return tally
 
 
-def _search(target: Target, profile: Profile, seed_value: int, subject: str | None
-            ) -> Witness | None:
-    return engine_of(subject).search(strategy_of(subject), target, profile, seed_value)
+def _search(target: Target, profile: Profile, seed_value: int, subject: str | None,
+            start: Case | None = None) -> Witness | None:
+    return engine_of(subject).search(strategy_of(subject), target, profile, seed_value,
+                                     start)
 
 
 def _real_fixture(name: str, examples: int, seed_value: int, subject: str | None,
@@ -257,18 +259,21 @@ class Workers:
         return tally
 
     def search(self, targets: list[Target],
-               done: Callable[[int], None] | None = None) -> list[Witness | None]:
-        """One witness search per target, in order; ``done(k)`` after the k-th."""
+               done: Callable[[int], None] | None = None,
+               starts: Sequence[Case | None] | None = None) -> list[Witness | None]:
+        """One witness search per target, in order; ``done(k)`` after the k-th.
+        ``starts``: each target's explored witness (a failure's is then reduced)."""
         found: list[Witness | None] = []
+        begin = list(starts) if starts is not None else [None] * len(targets)
         if self._pool is None:
-            for target in targets:
+            for target, start in zip(targets, begin, strict=True):
                 found.append(self.engine.search(self.strategy, target, self.profile,
-                                                self.seed))
+                                                self.seed, start))
                 if done is not None:
                     done(len(found))
             return found
-        futures = [self._pool.submit(_search, t, self.profile, self.seed, self.subject)
-                   for t in targets]
+        futures = [self._pool.submit(_search, t, self.profile, self.seed, self.subject, s)
+                   for t, s in zip(targets, begin, strict=True)]
         for future in futures:
             found.append(_result(future))
             if done is not None:

@@ -79,7 +79,7 @@ def _class_finding(key: str, cls: ClassEntry, report: Report, subject: SubjectVi
     record, record_title = record_of(cls.decision, root)
     witness = cls.witness
     if witness is not None:
-        grade, reason = severity.derive(witness.operation, witness.tier, witness.reference,
+        grade, reason = severity.derive(witness.operation, witness.tier, witness.outcome,
                                         witness.upstream)
     else:
         grade = severity.DECLARED.get(cls.id, "text")
@@ -97,7 +97,7 @@ def _class_finding(key: str, cls: ClassEntry, report: Report, subject: SubjectVi
 def _failure_finding(key: str, entry: Failure, subject: SubjectView, upstream: str
                      ) -> FindingView:
     witness = entry.witness
-    grade, reason = severity.derive(witness.operation, witness.tier, witness.reference,
+    grade, reason = severity.derive(witness.operation, witness.tier, witness.outcome,
                                     witness.upstream)
     where = f" on {witness.fixture}" if witness.fixture else ""
     return FindingView(
@@ -127,7 +127,7 @@ def _witness(witness: Witness | None, subject: SubjectView, upstream: str
         document = json.dumps(witness.case["document"], ensure_ascii=False, sort_keys=True,
                               indent=2)
     outputs = [Output(upstream, witness.upstream or {})]
-    outputs.append(Output(f"{subject.name} {subject.version}", witness.reference or {}))
+    outputs.append(Output(f"{subject.name} {subject.version}", witness.outcome or {}))
     return WitnessView(detail=witness.detail, operation=witness.operation or "?",
                        tier=witness.tier or "?", track=witness.track or "?",
                        input=witness.input, options=dict(witness.options),
@@ -177,5 +177,23 @@ def _sentence(text: str) -> str:
     return (match.group(1) if match else text.strip()).replace("\n", " ")
 
 
+def slug(text: str) -> str:
+    """A subject's or finding's key in the site (file names, anchors)."""
+    return _slug(text)
+
+
 def _slug(text: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
+
+
+def with_transplant(site: Site, shown: dict[tuple[str, str], dict[str, bool]]) -> Site:
+    """``site`` with the cells no report measured filled from a matrix' transplant:
+    ``shown[(origin subject, finding id)][subject]`` says whether that subject shows the
+    finding's pinned witness (a cell then counts that one witness). Measured cells stay."""
+    for finding in site.findings:
+        row = shown.get((finding.origin, finding.id), {})
+        for subject in site.subjects:
+            key = (finding.key, subject.key)
+            if site.cells[key].status == "unmeasured" and subject.key in row:
+                site.cells[key] = Cell("observed", 1) if row[subject.key] else Cell("absent")
+    return site

@@ -16,6 +16,7 @@ import atexit
 import contextlib
 import json
 import os
+import re
 import select
 import signal
 import subprocess
@@ -41,6 +42,11 @@ MAX_LINE: Final = 64 * 1024 * 1024
 KEEP_LOADED: Final = 8
 #: Characters of the child's stderr kept in a crash's message.
 STDERR_TAIL: Final = 400
+#: Bytes of the end of stderr searched for a Rust panic's message (kept before the tail).
+PANIC_WINDOW: Final = 64 * 1024
+_PANIC: Final = re.compile(r"thread '[^']*' panicked at [^\n]*\n[^\n]*")
+#: The thread id Rust prints after a panicking thread's name (it varies run to run).
+_THREAD_ID: Final = re.compile(r"(thread '[^']*') \(\d+\)")
 
 
 def cut_tail(text: str, *, cut: bool = False, limit: int = STDERR_TAIL) -> str:
@@ -175,6 +181,7 @@ class ProcessSubject:
         self._loaded.clear()
         self._generation += 1
         self._stderr = tempfile.TemporaryFile()  # noqa: SIM115 - closed by _stop()
+        started = time.monotonic()
         try:
             self._proc = subprocess.Popen(
                 self.command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
@@ -184,7 +191,7 @@ class ProcessSubject:
                                     f"{exc.strerror or exc}") from None
         self._owner = os.getpid()
         try:
-            line = self._read_line(time.monotonic() + START_TIMEOUT)
+            line = self._read_line(started + START_TIMEOUT, started)
             hello = json.loads(line)["hello"]
             if hello.get("protocol") != PROTOCOL_VERSION:
                 raise ValueError(f"protocol {hello.get('protocol')!r}, expected "
@@ -221,11 +228,18 @@ class ProcessSubject:
         try:
             self._stderr.seek(0, os.SEEK_END)
             size = self._stderr.tell()
-            self._stderr.seek(max(0, size - STDERR_TAIL - 1))
+            self._stderr.seek(max(0, size - PANIC_WINDOW))
             text = self._stderr.read().decode("utf-8", "replace")
         except (OSError, ValueError):
             return ""
-        return cut_tail(" ".join(text.split()), cut=size > STDERR_TAIL)
+        text = _THREAD_ID.sub(r"\1", text)  # Rust's "thread 'x' (12002)": a run's own id
+        tail = cut_tail(" ".join(text[-STDERR_TAIL - 1:].split()), cut=size > STDERR_TAIL)
+        panics = _PANIC.findall(text)  # a backtrace after it must not hide what panicked
+        if panics:  # the first: a panic while panicking follows the one that matters
+            said = " ".join(panics[0].split())[:STDERR_TAIL]
+            if said not in tail:
+                return f"{said} … {tail.removeprefix('…')}"
+        return tail
 
     # -- requests ------------------------------------------------------------------------
 
@@ -265,10 +279,11 @@ class ProcessSubject:
         self._next_id += 1
         number = self._next_id
         payload = json.dumps({"id": number, **request}) + "\n"  # ASCII: lone surrogates travel
-        deadline = time.monotonic() + self.timeout
+        started = time.monotonic()
+        deadline = started + self.timeout
         try:
-            self._write(payload.encode("utf-8"), deadline)
-            line = self._read_line(deadline)
+            self._write(payload.encode("utf-8"), deadline, started)
+            line = self._read_line(deadline, started)
             return self._parse(line, number)
         except _ChildFailedError as failed:
             return self._crashed(failed.kind, failed.message)
@@ -303,14 +318,14 @@ class ProcessSubject:
         text = message + (f" (stderr: {tail})" if tail else "")
         return Crashed(kind, text)  # type: ignore[arg-type]
 
-    def _write(self, data: bytes, deadline: float) -> None:
+    def _write(self, data: bytes, deadline: float, started: float) -> None:
         assert self._proc is not None and self._proc.stdin is not None
         fd = self._proc.stdin.fileno()
         view = memoryview(data)
         while view:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
-                raise _ChildFailedError("timeout", f"no request read within {self.timeout:g} s")
+                raise _ChildFailedError("timeout", f"no request read in {_waited(started)}")
             _, writable, _ = select.select([], [fd], [], remaining)
             if not writable:
                 continue
@@ -320,7 +335,9 @@ class ProcessSubject:
                 raise _ChildFailedError("died", self._exit_message()) from None
             view = view[written:]
 
-    def _read_line(self, deadline: float) -> bytes:
+    def _read_line(self, deadline: float, started: float) -> bytes:
+        """The next line of the child's output, waited for until ``deadline`` (a timeout
+        says how long it was waited for since ``started``)."""
         assert self._proc is not None and self._proc.stdout is not None
         fd = self._proc.stdout.fileno()
         while True:
@@ -333,7 +350,7 @@ class ProcessSubject:
                 raise _ChildFailedError("protocol", f"an answer longer than {MAX_LINE} bytes")
             remaining = deadline - time.monotonic()
             if remaining <= 0:
-                raise _ChildFailedError("timeout", f"no answer within {self.timeout:g} s")
+                raise _ChildFailedError("timeout", f"no answer in {_waited(started)}")
             readable, _, _ = select.select([fd], [], [], remaining)
             if not readable:
                 continue
@@ -365,6 +382,11 @@ def _encoded(answer: dict[str, Any]) -> Encoded:
                    sequence_ids=tuple(answer.get("sequence_ids", ())),
                    type_ids=tuple(answer.get("type_ids", ())),
                    attention_mask=tuple(answer.get("attention_mask", ())))
+
+
+def _waited(started: float) -> str:
+    """The time waited since ``started``, as a timeout message states it."""
+    return f"{time.monotonic() - started:.1f} s"
 
 
 def _clip(line: bytes) -> str:

@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from .. import bpe_loader
 from ..bpe import BpeModel
 from ..decoders import ByteFallback
 from ..jsonfields import Node
@@ -54,7 +55,7 @@ class MorphBPE:
                 node.fail("morph-decoration-unsupported",
                           f"{key} is not supported by MorphBPE (decode could not invert it)",
                           key)
-        return cls(BpeModel.from_json(node, strict=True))
+        return cls(bpe_loader.load_bpe_model(node, strict=True))
 
     @classmethod
     def from_dict(cls, model: Mapping[str, Any], path: str = "$") -> MorphBPE:

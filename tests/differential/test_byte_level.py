@@ -576,10 +576,10 @@ def witness(text: str = " Hello world  ", pair: str | None = None) -> tuple[Case
 
 
 def with_spans(div: Divergence, spans: tuple[tuple[int, int], ...]) -> Divergence:
-    ref_ = div.observation.reference
+    ref_ = div.observation.subject
     assert isinstance(ref_, Encoded)
     observation = dataclasses.replace(
-        div.observation, reference=dataclasses.replace(ref_, spans=spans))
+        div.observation, subject=dataclasses.replace(ref_, spans=spans))
     return dataclasses.replace(div, observation=observation)
 
 
@@ -587,7 +587,7 @@ def with_spans(div: Divergence, spans: tuple[tuple[int, int], ...]) -> Divergenc
 def test_the_class_explains_upstreams_trimming(pair: str | None) -> None:
     case, div = witness(pair=pair)
     explained = byte_level_trimmed_offsets(Context(case, CaseReplayer()), div)
-    ref_, up = div.observation.reference, div.observation.upstream
+    ref_, up = div.observation.subject, div.observation.upstream
     assert isinstance(ref_, Encoded) and isinstance(up, Encoded)
     differing = {i for i, (a, b) in enumerate(zip(ref_.spans, up.spans, strict=True))
                  if a != b and ref_.special_mask[i] == 0}
@@ -596,7 +596,7 @@ def test_the_class_explains_upstreams_trimming(pair: str | None) -> None:
 
 def test_the_class_refuses_a_reference_wrong_on_our_side() -> None:
     case, div = witness()
-    ref_, up = div.observation.reference, div.observation.upstream
+    ref_, up = div.observation.subject, div.observation.upstream
     assert isinstance(ref_, Encoded) and isinstance(up, Encoded)
     # A run of spaces one character short at the front: upstream's trimming of it is the
     # same zero-width span, so only our side's proof can tell it is off the contract.

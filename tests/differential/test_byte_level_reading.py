@@ -155,7 +155,7 @@ def test_trimmed_offsets_in_normalized_words_are_explained(name: str) -> None:
     shown = [v for v in judgement.verdicts if "byte-level-trimmed-offsets" in v.classes]
     assert shown
     for verdict in shown:
-        ours, theirs = verdict.divergence.observation.reference, (
+        ours, theirs = verdict.divergence.observation.subject, (
             verdict.divergence.observation.upstream)
         assert isinstance(ours, Encoded) and isinstance(theirs, Encoded)
         differing = {i for i, (a, b) in enumerate(zip(ours.spans, theirs.spans, strict=True))
@@ -174,13 +174,13 @@ def test_a_normalized_word_off_the_contract_is_flagged() -> None:
     _, judgement = evaluate(case)
     verdict = next(v for v in judgement.verdicts if "byte-level-trimmed-offsets" in v.classes)
     div = verdict.divergence
-    ours = div.observation.reference
+    ours = div.observation.subject
     assert isinstance(ours, Encoded)
     changed = next(i for i, token in enumerate(ours.tokens) if token == "1")
     wrong = tuple((s + 1, e + 1) if i == changed else (s, e)
                   for i, (s, e) in enumerate(ours.spans))
     bad = dataclasses.replace(div, observation=dataclasses.replace(
-        div.observation, reference=dataclasses.replace(ours, spans=wrong)))
+        div.observation, subject=dataclasses.replace(ours, spans=wrong)))
     findings = check_case(case, [bad.observation], CaseReplayer())
     assert [d.tier for d in findings] == ["specification[oc-byte-fallback-spans]"]
     assert changed not in byte_level_trimmed_offsets(Context(case, CaseReplayer()), bad)
@@ -243,7 +243,7 @@ def test_trimmed_offsets_over_words_that_spell_their_text_are_explained(
     for verdict in judgement.verdicts:
         if "byte-level-trimmed-offsets" not in verdict.classes:
             continue
-        ours, theirs = verdict.divergence.observation.reference, (
+        ours, theirs = verdict.divergence.observation.subject, (
             verdict.divergence.observation.upstream)
         assert isinstance(ours, Encoded) and isinstance(theirs, Encoded)
         differing = {i for i, (a, b) in enumerate(zip(ours.spans, theirs.spans, strict=True))
@@ -260,7 +260,7 @@ def test_a_token_off_its_characters_is_not_explained() -> None:
     _, judgement = evaluate(case)
     verdict = next(v for v in judgement.verdicts if "byte-level-trimmed-offsets" in v.classes)
     div = verdict.divergence
-    ours = div.observation.reference
+    ours = div.observation.subject
     assert isinstance(ours, Encoded)
     spelled = byte_level_spans(ours, ("ab\t ab \t",), doc, plain=True)
     assert spelled and all(ours.spans[i] == span for i, span in spelled.items())
@@ -268,7 +268,7 @@ def test_a_token_off_its_characters_is_not_explained() -> None:
     wrong = tuple((s + 1, e + 1) if i == moved else (s, e)
                   for i, (s, e) in enumerate(ours.spans))
     bad = dataclasses.replace(div, observation=dataclasses.replace(
-        div.observation, reference=dataclasses.replace(ours, spans=wrong)))
+        div.observation, subject=dataclasses.replace(ours, spans=wrong)))
     assert moved not in byte_level_trimmed_offsets(Context(case, CaseReplayer()), bad)
 
 

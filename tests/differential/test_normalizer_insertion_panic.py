@@ -57,7 +57,7 @@ def test_a_founding_rule_broken_first_is_our_side_too() -> None:
     doc = document([{"type": "Prepend", "prepend": "\u2581"}, replace("a**"), {"type": "NFKC"}],
                    unk="<unk>")
     _, judgement = evaluate(Case(doc, texts=("Wo",)))
-    refusal = judgement.verdicts[0].divergence.observation.reference
+    refusal = judgement.verdicts[0].divergence.observation.subject
     assert isinstance(refusal, Refused) and refusal.rule == "unk-token-not-in-vocabulary"
     assert [v.classes for v in judgement.verdicts] == [(CLASS,)]
 
@@ -77,14 +77,14 @@ def test_the_predicate_refuses_a_wrong_side() -> None:
     _, judgement = evaluate(case)
     div = judgement.verdicts[0].divergence
     assert normalizer_insertion_panic(Context(case, CaseReplayer()), div)
-    ours = div.observation.reference
+    ours = div.observation.subject
     assert isinstance(ours, Refused)
     # our side: a refusal at another path, or by a rule the document keeps
     for wrong in (dataclasses.replace(ours, path="$.model.elsewhere"),
                   dataclasses.replace(ours, rule="dropout-nondeterministic",
                                       path="$.model.dropout")):
         bad = dataclasses.replace(div, observation=dataclasses.replace(
-            div.observation, reference=wrong))
+            div.observation, subject=wrong))
         assert not normalizer_insertion_panic(Context(case, CaseReplayer()), bad)
     # upstream's side: the same panic claimed for a document that loads (no Unicode step)
     loads = Case(document([replace("a**")]), texts=("Wo",))

@@ -62,24 +62,24 @@ def _explains(class_id: str, case: Case, div: Divergence) -> frozenset[int]:
 
 
 def _with_reference(div: Divergence, reference: Any, **changes: Any) -> Divergence:
-    observation = dataclasses.replace(div.observation, reference=reference, **changes)
+    observation = dataclasses.replace(div.observation, subject=reference, **changes)
     return dataclasses.replace(div, observation=observation)
 
 
 def _elsewhere(div: Divergence) -> Divergence:
-    ref = div.observation.reference
+    ref = div.observation.subject
     assert isinstance(ref, Refused)
     return _with_reference(div, dataclasses.replace(ref, path="$.model.elsewhere"))
 
 
 def _other_text(div: Divergence) -> Divergence:
-    ref = div.observation.reference
+    ref = div.observation.subject
     assert isinstance(ref, Decoded)
     return _with_reference(div, Decoded(ref.text + "x"))
 
 
 def _next_id_path(div: Divergence) -> Divergence:
-    ref = div.observation.reference
+    ref = div.observation.subject
     assert isinstance(ref, Refused)
     index = int(ref.path.removeprefix("ids[").removesuffix("]"))
     return _with_reference(div, dataclasses.replace(ref, path=f"ids[{index + 1}]"))
@@ -87,7 +87,7 @@ def _next_id_path(div: Divergence) -> Divergence:
 
 def _special_from_text(div: Divergence) -> Divergence:
     """The template special claimed to come from the text (yet still at -1,-1)."""
-    ref = div.observation.reference
+    ref = div.observation.subject
     assert isinstance(ref, Encoded)
     sequences = [0 if s is None else s for s in ref.sequence_ids]
     return _with_reference(div, dataclasses.replace(ref, sequence_ids=tuple(sequences)))
@@ -95,7 +95,7 @@ def _special_from_text(div: Divergence) -> Divergence:
 
 def _empty_byte_spans(div: Divergence) -> Divergence:
     """Every byte piece at an empty span where its character starts."""
-    ref = div.observation.reference
+    ref = div.observation.subject
     assert isinstance(ref, Encoded)
     spans = tuple((s, s) if t.startswith("<0x") else (s, e)
                   for t, (s, e) in zip(ref.tokens, ref.spans, strict=True))
@@ -103,7 +103,7 @@ def _empty_byte_spans(div: Divergence) -> Divergence:
 
 
 def _past_the_text(div: Divergence) -> Divergence:
-    ref = div.observation.reference
+    ref = div.observation.subject
     assert isinstance(ref, Encoded)
     spans = tuple((s + 100, e + 100) if s >= 0 else (s, e) for s, e in ref.spans)
     return _with_reference(div, dataclasses.replace(ref, spans=spans))
@@ -111,7 +111,7 @@ def _past_the_text(div: Divergence) -> Divergence:
 
 def _reversed_words(div: Divergence) -> Divergence:
     """Our stream in the reverse order (a word's pieces no longer in text order)."""
-    ref = div.observation.reference
+    ref = div.observation.subject
     assert isinstance(ref, Encoded)
     order = list(range(len(ref.ids)))[::-1]
 
@@ -127,7 +127,7 @@ def _short_space_runs(div: Divergence) -> Divergence:
     """Every token of two or more space symbols one character short at the front (upstream's
     trimming leaves such a token at the same zero-width span either way, so only our side's
     proof can tell); without such a token, every span one character on."""
-    ref = div.observation.reference
+    ref = div.observation.subject
     assert isinstance(ref, Encoded)
     spans = tuple((s + 1, e) if set(t) == {"\u0120"} and e - s >= 2 else (s, e)
                   for t, (s, e) in zip(ref.tokens, ref.spans, strict=True))
@@ -141,7 +141,7 @@ def _nothing_to_drop(case: Case, div: Divergence) -> Divergence:
     text = ""
     handle = UPSTREAM.load(case.document_json())
     upstream = UPSTREAM.encode(handle, text)  # type: ignore[arg-type]
-    return _with_reference(div, div.observation.reference, input=text, upstream=upstream)
+    return _with_reference(div, div.observation.subject, input=text, upstream=upstream)
 
 
 WRONG: dict[str, Callable[[Case, Divergence], Divergence]] = {
@@ -178,7 +178,7 @@ def test_the_predicate_refuses_a_reference_wrong_on_our_side(class_id: str) -> N
     wrong = WRONG[class_id](case, div)
     explained = _explains(class_id, case, wrong)
     if div.tier == "spans" and explained != ALL:
-        ref, up = wrong.observation.reference, wrong.observation.upstream
+        ref, up = wrong.observation.subject, wrong.observation.upstream
         assert isinstance(ref, Encoded) and isinstance(up, Encoded)
         changed = {i for i, (a, b) in enumerate(zip(ref.spans, up.spans, strict=False))
                    if a != b}

@@ -3,6 +3,8 @@
     core  <-  subjects  <-  judge  <-  subjects/*/recognisers  <-  runs  <-  report  <-  oracles
               strategies  <-  fixtures  (beside: read by runs and above)
     oracles  <-  job  <-  bench, cli  <-  __main__
+    report, site (severity)  <-  matrix  <-  cli, __main__   (the matrix runs each subject
+                                                               in a child; it reads reports)
 
 Each package of ``harness/`` has a rank (``LAYERS``); a module may import a module of its
 own package or of a package of strictly lower rank. Imports inside functions count as
@@ -37,6 +39,7 @@ LAYERS: dict[str, float] = {
     "oracles": 6,
     "job": 7,
     "site": 6,
+    "matrix": 7,
     "bench": 8,
     "cli": 8.5,
     "__main__": 9,

@@ -607,7 +607,7 @@ def test_lenient_track_behind_a_strict_refusal() -> None:
     assert loaded.track == "lenient"
     strict, lenient = loaded.loads
     assert (strict.track, lenient.track) == ("strict", "lenient")
-    assert getattr(strict.reference, "rule", None) == "decoder-shape"
+    assert getattr(strict.subject, "rule", None) == "decoder-shape"
     case = loaded.case("Hello world")
     verdicts = judge(case, loaded.loads, replay=CaseReplayer()).verdicts
     assert [v.classes for v in verdicts] == [("strict-decoder-shape",)]

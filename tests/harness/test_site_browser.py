@@ -92,7 +92,7 @@ def test_the_site_in_chromium(tmp_path: Path) -> None:
         entry = next(c for c in report.classes if f"findings/{c.id}.html" == href)
         assert entry.witness is not None
         assert json.dumps(entry.witness.input, ensure_ascii=False) in text
-        for side in (entry.witness.reference or {}, entry.witness.upstream or {}):
+        for side in (entry.witness.outcome or {}, entry.witness.upstream or {}):
             for value in side.get("ids", [])[:3]:
                 assert str(value) in text
         assert not _errors(browser)

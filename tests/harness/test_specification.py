@@ -129,7 +129,7 @@ def test_a_reference_that_applies_the_metaspace_decoder_is_flagged() -> None:
     ids = (1, 2)
     kept = Observation("lenient", "decode", ids, (("skip_special_tokens", True),),
                        Decoded("\u2581ab"), Decoded("ab"))
-    applied = replace(kept, reference=Decoded("ab"))
+    applied = replace(kept, subject=Decoded("ab"))
     assert not Specification(case, CaseReplayer()).check(kept)
     assert Specification(case, CaseReplayer()).check(applied)
 
@@ -139,8 +139,8 @@ def test_unknown_ids_are_refused_at_the_first() -> None:
     obs = Observation("strict", "decode", (259, 5000, 6000), (("skip_special_tokens", True),),
                       Refused("decode-unknown-id", "", "ids[1]"), Decoded("a"))
     assert not Specification(case, CaseReplayer()).check(obs)
-    assert Specification(case, CaseReplayer()).check(replace(obs, reference=Decoded("a")))
-    wrong = replace(obs, reference=Refused("decode-unknown-id", "", "ids[2]"))
+    assert Specification(case, CaseReplayer()).check(replace(obs, subject=Decoded("a")))
+    wrong = replace(obs, subject=Refused("decode-unknown-id", "", "ids[2]"))
     assert Specification(case, CaseReplayer()).check(wrong)
 
 

@@ -144,7 +144,7 @@ def _installed_package(site: Path) -> None:
 
         def refuses_keeping_specials(ctx, div):
             obs = div.observation
-            subject = getattr(obs, "subject", None) or obs.reference
+            subject = getattr(obs, "subject", None) or obs.subject
             return ALL if (obs.operation == "decode"
                            and obs.option("skip_special_tokens") is False
                            and isinstance(subject, Refused)

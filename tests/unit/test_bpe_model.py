@@ -18,6 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from implementation.bpe import BpeModel, BpeToken, byte_piece
+from implementation.bpe_loader import load_bpe_model
 from implementation.errors import EncodeError, LoadError
 from implementation.jsonfields import Node
 
@@ -37,7 +38,7 @@ def with_bytes(*tokens: str, pieces: list[str] | None = None) -> dict[str, int]:
 
 
 def load(model: dict[str, Any], *, strict: bool = True) -> BpeModel:
-    return BpeModel.from_json(Node(model, "$.model"), strict=strict)
+    return load_bpe_model(Node(model, "$.model"), strict=strict)
 
 
 def build(v: dict[str, int], merges: list[Any], *, strict: bool = True, **opts: Any) -> BpeModel:

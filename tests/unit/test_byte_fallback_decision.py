@@ -469,10 +469,10 @@ def _huge_byte_fallback_document(decoder: Any) -> dict[str, Any]:
 
 def _count_builds(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """Record every build of the model's tables (the merge map and the model itself)."""
-    from implementation import bpe
+    from implementation import bpe, bpe_loader
 
     built: list[str] = []
-    merge_map, init = bpe._merge_map, bpe.BpeModel.__init__
+    merge_map, init = bpe_loader._merge_map, bpe.BpeModel.__init__
 
     def counted_merge_map(*columns: Any) -> Any:
         built.append("merge map")
@@ -482,7 +482,7 @@ def _count_builds(monkeypatch: pytest.MonkeyPatch) -> list[str]:
         built.append("model")
         init(self, **fields)
 
-    monkeypatch.setattr(bpe, "_merge_map", counted_merge_map)
+    monkeypatch.setattr(bpe_loader, "_merge_map", counted_merge_map)
     monkeypatch.setattr(bpe.BpeModel, "__init__", counted_init)
     return built
 

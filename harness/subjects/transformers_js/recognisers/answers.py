@@ -24,7 +24,7 @@ def empty_ids_refused(ctx: Context, div: Divergence) -> frozenset[int]:
     """Decoding an empty id list throws in the subject (upstream decodes it to "", or
     panics in its Strip decoder)."""
     obs = div.observation
-    subject = obs.reference
+    subject = obs.subject
     return yes(obs.operation == "decode" and obs.input == () and isinstance(subject, Refused)
                 and _EMPTY_IDS.search(subject.message) is not None)
 
@@ -52,14 +52,14 @@ def strip_panic_on_nothing(ctx: Context, div: Divergence) -> frozenset[int]:
     known = known_ids(ctx)
     skip = bool(obs.option("skip_special_tokens"))
     nothing = all((i in specials and skip) or i not in known for i in obs.input)
-    return yes(isinstance(obs.reference, Decoded) and obs.reference.text == "" and nothing)
+    return yes(isinstance(obs.subject, Decoded) and obs.subject.text == "" and nothing)
 
 
 def unknown_id_without_unk_breaks_decoder(ctx: Context, div: Divergence) -> frozenset[int]:
     """Without an unk token in the vocabulary, an id naming no token becomes a null token
     that the subject's decoder steps cannot handle: a TypeError (upstream drops the id)."""
     obs = div.observation
-    subject = obs.reference
+    subject = obs.subject
     if obs.operation != "decode" or ctx.unk_token is not None:
         return NONE
     if not isinstance(obs.input, tuple) or not _unknown_positions(ctx, obs.input):
@@ -78,7 +78,7 @@ def missing_unk_gives_null_id(ctx: Context, div: Divergence) -> frozenset[int]:
     added token of that content). Checked: every token the subject could not give a
     vocabulary id is the unk token."""
     obs = div.observation
-    subject, upstream = obs.reference, obs.upstream
+    subject, upstream = obs.subject, obs.upstream
     if obs.operation != "encode" or not isinstance(upstream, Refused):
         return NONE
     named = _UNK_MISSING.fullmatch(upstream.message)
@@ -104,7 +104,7 @@ def like_reference(class_id: str, predicate: str) -> Predicate:
     def recognise(ctx: Context, div: Divergence) -> frozenset[int]:
         obs = div.observation
         track, ours = reference_replay(ctx, obs)
-        if ours is None or not same_tiers(obs.reference, ours):
+        if ours is None or not same_tiers(obs.subject, ours):
             return NONE
         mirrored = Observation(track, obs.operation, obs.input, obs.options, ours,
                                obs.upstream)

@@ -277,7 +277,7 @@ def _section_body(document: dict[str, Any], handle: Any, text: str,
                 continue
             part = replay_on(piece_document, Observation(
                 obs.track, "encode", piece, (("add_special_tokens", False),),
-                obs.reference, obs.upstream))
+                obs.subject, obs.upstream))
             if not isinstance(part, Encoded):
                 return None
             ids.extend(part.ids)
@@ -306,7 +306,7 @@ def sectioned(document: dict[str, Any], obs: Observation, prepend_on_empty: bool
         body = _section_body(document, handle, text, obs, prepend_on_empty)
         alone = replay_on(document, Observation(
             obs.track, "encode", text, (("add_special_tokens", False),),
-            obs.reference, obs.upstream))
+            obs.subject, obs.upstream))
         if body is None or not isinstance(alone, Encoded):
             return None
         bodies.append(body)

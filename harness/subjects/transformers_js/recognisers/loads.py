@@ -37,7 +37,7 @@ def merge_result_unchecked(ctx: Context, div: Divergence) -> frozenset[int]:
     the file's merges, and is absent from the vocabulary."""
     obs = div.observation
     upstream = obs.upstream
-    if obs.operation != "load" or not isinstance(obs.reference, Loaded):
+    if obs.operation != "load" or not isinstance(obs.subject, Loaded):
         return NONE
     if not isinstance(upstream, Refused):
         return NONE
@@ -58,7 +58,7 @@ def upstream_load_panic(ctx: Context, div: Divergence) -> frozenset[int]:
     own registry's mechanism: our strict reference refuses this file naming the very
     merge upstream panics on (``upstream-panic-refused``)."""
     obs = div.observation
-    if obs.operation != "load" or not isinstance(obs.reference, Loaded):
+    if obs.operation != "load" or not isinstance(obs.subject, Loaded):
         return NONE
     ours = ctx.strict if isinstance(ctx.strict, Refused | Crashed) else Loaded()
     mirrored = Observation("strict", "load", None, (), ours, obs.upstream)
@@ -74,7 +74,7 @@ def post_processor_unchecked(ctx: Context, div: Divergence) -> frozenset[int]:
     only the rules both modes share) refuses the same file at the post-processor."""
     obs = div.observation
     upstream = obs.upstream
-    if obs.operation != "load" or not isinstance(obs.reference, Loaded):
+    if obs.operation != "load" or not isinstance(obs.subject, Loaded):
         return NONE
     if not (isinstance(upstream, Refused)
             and _MALFORMED_POST_PROCESSOR.search(upstream.message)):
@@ -92,7 +92,7 @@ def empty_normalized_added_token_accepted(ctx: Context, div: Divergence) -> froz
     Checked: our lenient reference refuses the same file at that added token's content,
     naming the empty normalized form."""
     obs = div.observation
-    if obs.operation != "load" or not isinstance(obs.reference, Loaded):
+    if obs.operation != "load" or not isinstance(obs.subject, Loaded):
         return NONE
     if not (isinstance(obs.upstream, Refused) and _EMPTY_PATTERN.search(obs.upstream.message)):
         return NONE
@@ -121,7 +121,7 @@ _DUPLICATE_PATTERN: Final = re.compile(r"DuplicatePatternError")
 
 def _loaded_where_upstream_refuses(obs: Observation, error: re.Pattern[str]) -> bool:
     """A load the subject made where upstream refused the file with ``error``."""
-    return (obs.operation == "load" and isinstance(obs.reference, Loaded)
+    return (obs.operation == "load" and isinstance(obs.subject, Loaded)
             and isinstance(obs.upstream, Refused) and error.search(obs.upstream.message)
             is not None)
 
@@ -160,7 +160,7 @@ def regex_refused(ctx: Context, div: Divergence) -> frozenset[int]:
     JavaScript refuses: the subject refuses the file with a SyntaxError quoting a pattern
     of the document; upstream loads it."""
     obs = div.observation
-    subject = obs.reference
+    subject = obs.subject
     if obs.operation != "load" or not isinstance(obs.upstream, Loaded):
         return NONE
     if not isinstance(subject, Refused):

@@ -321,13 +321,13 @@ def _replays_match(ctx: Context, obs: Observation, names: Sequence[str]) -> bool
     """Whether upstream's replay under ``names`` answers the subject's answer: False
     (as is), True (with upstream's misordering put right, where that entry is in
     force), None (it does not)."""
-    if same_tiers(obs.reference, _replayed(ctx, obs, names)):
+    if same_tiers(obs.subject, _replayed(ctx, obs, names)):
         return False
     ordering = "like_reference_unk_byte_fallback_ordering"
     if ctx.in_force is not None and ordering not in ctx.in_force:
         return None
     if obs.operation == "encode" and same_tiers(
-            obs.reference, _replayed(ctx, obs, names, fixed=True)):
+            obs.subject, _replayed(ctx, obs, names, fixed=True)):
         return True
     return None
 
@@ -357,18 +357,18 @@ def reads(name: str) -> Predicate:
             fixed = _replays_match(ctx, obs, used)
         if fixed is None or name not in used:
             return NONE
-        if fixed and same_tiers(obs.reference, _replayed(ctx, obs, [], fixed=True)):
+        if fixed and same_tiers(obs.subject, _replayed(ctx, obs, [], fixed=True)):
             return NONE  # upstream's misordering is all there is: not a reading's
         # (Without the fix, the replay with no reading is upstream's own answer, which
         # differs; re-running it would only compare against a fresh draw where upstream
         # is random, i.e. under dropout.)
         others = [other for other in used if other != name]
-        if not same_tiers(obs.reference, _replayed(ctx, obs, others, fixed=fixed)):
+        if not same_tiers(obs.subject, _replayed(ctx, obs, others, fixed=fixed)):
             return ALL  # this reading is needed
         # Not needed: credited only where no reading is (then the first one is).
         for other in others:
             rest = [o for o in used if o != other]
-            if not same_tiers(obs.reference, _replayed(ctx, obs, rest, fixed=fixed)):
+            if not same_tiers(obs.subject, _replayed(ctx, obs, rest, fixed=fixed)):
                 return NONE
         return yes(used[0] == name)
 

@@ -165,7 +165,7 @@ def has_strip_step(document: dict[str, Any]) -> bool:
 
 
 def with_input(obs: Observation, ids: tuple[int, ...]) -> Observation:
-    return Observation(obs.track, obs.operation, ids, obs.options, obs.reference,
+    return Observation(obs.track, obs.operation, ids, obs.options, obs.subject,
                        obs.upstream)
 
 

@@ -489,7 +489,7 @@ def empty_pair(document: dict[str, Any], obs: Observation) -> bool:
 
 def pair_dropped(document: dict[str, Any], obs: Observation) -> Observation:
     return Observation(obs.track, obs.operation, obs.input,
-                       tuple((k, v) for k, v in obs.options if k != "pair"), obs.reference,
+                       tuple((k, v) for k, v in obs.options if k != "pair"), obs.subject,
                        obs.upstream)
 
 

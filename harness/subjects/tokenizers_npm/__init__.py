@@ -1,0 +1,41 @@
+"""The control subject: ``tokenizers`` on npm, the same Rust core as the PyPI package
+behind N-API, pinned by version and integrity and driven by ``subject.mjs`` beside this
+module through the subject protocol. Any divergence from ``tokenizers`` 0.23.1 is a
+binding or adapter bug (FINDINGS.md beside this module).
+
+npm has no 0.23.1 (its 0.23.x release is 0.23.2, the next patch of the same core, with
+every platform's prebuilt ``.node`` inside the one tarball and no dependencies); that is
+the pin. Installed once into ``<cache>/npm/`` (``npm_tarball``); without ``node`` (or,
+before the first install, without ``npm``) the subject is unavailable with one line.
+"""
+
+from __future__ import annotations
+
+import shutil
+from importlib import resources
+from pathlib import Path
+from typing import Final
+
+from ..npm_tarball import Pinned, install
+from ..registry import SubjectUnavailableError
+
+NAME: Final = "tokenizers-npm"
+PIN: Final = Pinned(
+    NAME, "tokenizers", "0.23.2",
+    "sha512-OS99VXTXuGuyUncICcS0hEawgKQlrFVKNU+UlzRsTN03RpOeJiCmcai5nKg3JrdIvUDo7/RC5puVEjlJd2e5oA==")
+SCRIPT: Final = "subject.mjs"
+
+
+def package_dir(root: Path | None = None) -> Path:
+    return PIN.folder(root)
+
+
+def command(root: Path | None = None) -> list[str]:
+    """The command that runs the subject (installing the package first if needed)."""
+    node = shutil.which("node")
+    if node is None:
+        raise SubjectUnavailableError(f"{NAME}: node not found; the subject is skipped")
+    package = install(PIN, root)
+    script = resources.files(__package__).joinpath(SCRIPT)
+    with resources.as_file(script) as path:
+        return [node, str(path), str(package.resolve())]
