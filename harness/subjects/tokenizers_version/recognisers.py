@@ -32,7 +32,7 @@ def byte_fallback_alphabet_required(ctx: Context, div: Divergence) -> frozenset[
     obs = div.observation
     if obs.operation != "load" or not isinstance(obs.upstream, Loaded):
         return NONE
-    refusal = obs.reference
+    refusal = obs.subject
     if not isinstance(refusal, Refused):
         return NONE
     named = _BYTE_PIECE_MISSING.fullmatch(refusal.message)
@@ -51,7 +51,7 @@ def _loaded_by_upstream_refused_by_subject(div: Divergence, pattern: re.Pattern[
     obs = div.observation
     if obs.operation != "load" or not isinstance(obs.upstream, Loaded):
         return None
-    refusal = obs.reference
+    refusal = obs.subject
     if not isinstance(refusal, Refused):
         return None
     return pattern.fullmatch(refusal.message)
@@ -168,7 +168,7 @@ def split_regex_needs_backend(ctx: Context, div: Divergence) -> frozenset[int]:
     subject refuses so, that upstream encodes, with a Split step whose pattern is a
     Regex."""
     obs = div.observation
-    refusal = obs.reference
+    refusal = obs.subject
     if obs.operation != "encode" or not isinstance(refusal, Refused):
         return NONE
     if _SYSTEM_REGEX.fullmatch(refusal.message) is None or isinstance(obs.upstream, Refused):
@@ -184,7 +184,7 @@ def dropout_sampled_differently(ctx: Context, div: Divergence) -> frozenset[int]
     sides encoded, and their tokens spell the same string (two segmentations of one
     text, not two different texts)."""
     obs = div.observation
-    ours, theirs = obs.reference, obs.upstream
+    ours, theirs = obs.subject, obs.upstream
     dropout = ctx.model.get("dropout")
     if obs.operation != "encode" or not isinstance(ours, Encoded) \
             or not isinstance(theirs, Encoded):
