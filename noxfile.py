@@ -170,7 +170,9 @@ def oracles(session: nox.Session) -> None:
     regeneration with the pinned version (CI). `nox -s oracles -- --reference 0.23.3`:
     installs that version in this session's venv, regenerates every oracle in memory,
     writes reports/oracle-drift-<old>-to-0.23.3.yaml and exits non-zero when anything
-    drifted; `--accept` also writes the regenerated oracles. Other arguments go to
+    drifted (a 1.x version too: rows of the tiers it does not expose stay pinned to the
+    version that produced them, docs/upgrading.md); `--accept` also writes the
+    regenerated oracles. Other arguments go to
     `python -m harness oracles` (--adopt-witnesses REPORT, ...).
     """
     pinned = UPSTREAM.split("==", 1)[1]

@@ -63,14 +63,15 @@ def run(args: argparse.Namespace) -> int:
         return 0
     generated = generation.generate_all(root)
     report = drift.drift(root, generated)
-    old = report["header"]["from"]
+    old = report.header.from_version
     upgrade = old not in ("none", installed)
-    drifted = report["verdict"] == "drift"
+    drifted = report.verdict == "drift"
     interrupts.check()
     if upgrade or drifted:
         path = drift.write_drift_report(root, report)
-        counts = ", ".join(f"{k.replace('_', ' ')}: {v}" for k, v in report["summary"].items())
-        print(f"tokenizers {old} -> {installed}: {report['verdict']} ({counts})")
+        counts = ", ".join(f"{k.replace('_', ' ')}: {v}"
+                           for k, v in vars(report.summary).items())
+        print(f"tokenizers {old} -> {installed}: {report.verdict} ({counts})")
         print(f"drift report: {path}")
     if args.accept or not (upgrade or drifted):
         written = generation.write_generated(root, generated)

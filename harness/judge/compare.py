@@ -5,8 +5,8 @@ crashed), ``ids``, ``tokens``, ``spans``, ``special_mask``, ``type_ids``,
 ``attention_mask``, ``decode``. Every tier of an encoding is compared: one divergence per
 tier that differs, so a class that explains one tier (or, for spans, some positions)
 never hides a difference at another. ``compare`` names the first. A tier either side
-does not expose (an empty field, or a capability a subject lacks) is skipped, and the
-skip is returned so that it can be counted.
+does not expose (an empty field, a capability a subject lacks, or offsets of an upstream
+that has none) is skipped, and the skip is returned so that it can be counted.
 """
 
 from __future__ import annotations
@@ -99,8 +99,9 @@ def _compare_encodings(obs: Observation, ref: Encoded, up: Encoded,
     for tier in ENCODING_TIERS:
         mine, theirs = getattr(ref, tier), getattr(up, tier)
         exposed = capabilities is None or tier in capabilities
-        if not exposed or ((not mine or not theirs) and mine != theirs
-                           and tier in _OPTIONAL_TIERS):
+        upstream_lacks = tier in _UPSTREAM_MAY_LACK and not theirs and bool(up.ids)
+        if not exposed or upstream_lacks or ((not mine or not theirs) and mine != theirs
+                                             and tier in _OPTIONAL_TIERS):
             skipped.append(tier)
             continue
         if mine != theirs:
@@ -111,6 +112,10 @@ def _compare_encodings(obs: Observation, ref: Encoded, up: Encoded,
 #: Tiers a subject (or a pinned oracle row) may leave empty: compared only when both
 #: sides carry them.
 _OPTIONAL_TIERS = frozenset({"type_ids", "attention_mask"})
+#: Tiers upstream itself may not expose (``tokenizers`` 1.x has no offsets and no
+#: special-tokens mask; decision 0035): skipped and counted when upstream's are empty for
+#: a non-empty encoding (0.x always gives one per id).
+_UPSTREAM_MAY_LACK = frozenset({"spans", "special_mask"})
 
 
 def _first_difference(mine: tuple[Any, ...], theirs: tuple[Any, ...]) -> str:

@@ -1,17 +1,32 @@
 """Comparing a regeneration with the committed oracle files: ``--check`` (byte-identical,
 else why, by case id) and the drift report an upgrade of ``tokenizers`` is reviewed with
-(``reports/oracle-drift-*.yaml``). Decision
-[0013](../../docs/decisions/0013-tests-session-installs-tokenizers.md)."""
+(``reports/oracle-drift-*.yaml``, typed in ``harness.report.drift``; rows a version cannot
+answer are ``not_reproducible``). Decisions
+[0013](../../docs/decisions/0013-tests-session-installs-tokenizers.md),
+[0035](../../docs/decisions/0035-tokenizers-api-generations.md)."""
 
 from __future__ import annotations
 
 import json
 import platform
 import unicodedata
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from ..core.canonical import canonical_yaml, write_atomic
+from ..report.drift import (
+    DRIFT_REPORT_VERSION,
+    ColumnChange,
+    DriftHeader,
+    DriftReport,
+    DriftSummary,
+    LoadChange,
+    NewDivergence,
+    NotReproducible,
+    RowChange,
+    StaleClass,
+    write_drift,
+)
 from .generation import Generated
 from .layout import ORACLE_DIR, Json, committed_files
 from .replay import replay_file
@@ -93,17 +108,44 @@ def _same_input(old: Json, new: Json, old_data: Json, new_data: Json) -> bool:
                 == (new_data.get("tokenizers") or {}).get(name))
 
 
-def drift(root: Path, generated: Generated) -> Json:
+def _column_changes(before: Any, after: Any, skip: Sequence[str] = ()
+                    ) -> dict[str, ColumnChange]:
+    """Per column (``encode``, ``decode_skip_special``, a witness' ``upstream``...), what
+    changed; within an encode outcome the ``skip`` tiers are left out (pinned)."""
+    before, after = dict(before or {}), dict(after or {})
+    out: dict[str, ColumnChange] = {}
+    for label in sorted(before.keys() | after.keys()):
+        old, new = before.get(label), after.get(label)
+        if skip and isinstance(old, dict) and isinstance(new, dict):
+            old = {k: v for k, v in old.items() if k not in skip}
+            new = {k: v for k, v in new.items() if k not in skip}
+        if old != new:
+            out[label] = ColumnChange(before=old, after=new)
+    return out
+
+
+def _not_reproducible(path: str, old: Json, new: Json) -> NotReproducible:
+    pinned = new["produced_by"]
+    tiers = [str(t) for t in pinned["tiers"]]
+    changes = ({} if pinned["whole_row"] else
+               _column_changes(_upstream_of(old), _upstream_of(new), tiers))
+    return NotReproducible(file=path, id=str(new["id"]), kind=str(new.get("kind")),
+                           tiers_gone=tiers, produced_by=str(pinned["version"]),
+                           whole_row=bool(pinned["whole_row"]), changes=changes)
+
+
+def drift(root: Path, generated: Generated) -> DriftReport:
     """What changed between the committed oracles and a regeneration (drift report)."""
     old_version = committed_version(root) or "none"
     committed = committed_files(root, generated.files)
-    changed: list[Json] = []
-    acceptance: list[Json] = []
+    changed: list[RowChange] = []
+    gone: list[NotReproducible] = []
+    acceptance: list[LoadChange] = []
     added: list[str] = []
     removed: list[str] = []
     edited: list[str] = []
-    stale: list[Json] = []
-    new_divergences: list[Json] = []
+    stale: list[StaleClass] = []
+    new_divergences: list[NewDivergence] = []
     for path, text in sorted(generated.files.items()):
         if not path.startswith(f"{ORACLE_DIR}/"):
             continue
@@ -118,25 +160,25 @@ def drift(root: Path, generated: Generated) -> Json:
             if not _same_input(old, new, old_data, new_data):
                 edited.append(f"{path}: {case_id}")
                 continue
+            if "produced_by" in new:
+                entry = _not_reproducible(path, old, new)
+                if old.get("produced_by") != new["produced_by"] or entry.changes:
+                    gone.append(entry)  # newly pinned, or changed around its pinned tiers
+                continue
             before, after = _upstream_of(old), _upstream_of(new)
             if before == after:
                 continue
             if old.get("kind") == "load":
-                acceptance.append({
-                    "file": path, "id": case_id, "tokenizer": old.get("tokenizer"),
-                    "before": before["load"], "after": after["load"],
-                    "change": f"{before['load']['outcome']} -> {after['load']['outcome']}"})
+                acceptance.append(LoadChange(
+                    file=path, id=case_id, tokenizer=str(old.get("tokenizer")),
+                    before=before["load"], after=after["load"],
+                    change=f"{before['load']['outcome']} -> {after['load']['outcome']}"))
                 continue
-            entry: Json = {"file": path, "id": case_id, "flags": new.get("flags", [])}
-            if old.get("kind") == "witness":
-                entry.update({"class": new.get("class"), "before": before, "after": after})
-            else:
-                entry["input"] = new.get("input")
-                entry["changes"] = {label: {"before": before.get(label),
-                                            "after": after.get(label)}
-                                    for label in sorted(before.keys() | after.keys())
-                                    if before.get(label) != after.get(label)}
-            changed.append(entry)
+            changed.append(RowChange(
+                file=path, id=case_id, kind=str(new.get("kind")),
+                flags=list(new.get("flags", [])), changes=_column_changes(before, after),
+                input=new.get("input"),
+                class_id=new.get("class") if new.get("kind") == "witness" else None))
         old_problems = ({(p.case_id, p.kind, p.class_id, p.message)
                          for p in replay_file(old_data, root, path)} if old_data else set())
         for problem in replay_file(new_data, root, path, fixtures=generated.files):
@@ -144,64 +186,30 @@ def drift(root: Path, generated: Generated) -> Json:
             if key in old_problems:
                 continue
             if problem.kind == "not-observed":
-                stale.append({"file": path, "id": problem.case_id, "class": problem.class_id,
-                              "detail": problem.message})
+                stale.append(StaleClass(file=path, id=problem.case_id,
+                                        class_id=str(problem.class_id),
+                                        detail=problem.message))
             else:
-                new_divergences.append({"file": path, "id": problem.case_id,
-                                        "kind": problem.kind, "detail": problem.message})
-    drifted = bool(changed or acceptance or stale or new_divergences)
-    return {
-        "verdict": "drift" if drifted else "no drift",
-        "header": {
-            "from": old_version,
-            "to": generated.version,
-            "command": f"nox -s oracles -- --reference {generated.version}",
-            "python": platform.python_version(),
-            "unicode": unicodedata.unidata_version,
-        },
-        "summary": {
-            "rows_changed": len(changed),
-            "acceptance_changed": len(acceptance),
-            "stale_intended_classes": len(stale),
-            "new_divergences": len(new_divergences),
-            "cases_added": len(added),
-            "cases_removed": len(removed),
-            "cases_edited": len(edited),
-        },
-        "rows_changed": changed,
-        "acceptance_changed": acceptance,
-        "stale_intended_classes": stale,
-        "new_divergences": new_divergences,
-        "cases_added": added,
-        "cases_removed": removed,
-        "cases_edited": edited,
-    }
+                new_divergences.append(NewDivergence(file=path, id=problem.case_id,
+                                                     kind=problem.kind,
+                                                     detail=problem.message))
+    drifted = bool(changed or gone or acceptance or stale or new_divergences)
+    return DriftReport(
+        report_version=DRIFT_REPORT_VERSION,
+        verdict="drift" if drifted else "no drift",
+        summary=DriftSummary(
+            rows_changed=len(changed), not_reproducible=len(gone),
+            acceptance_changed=len(acceptance), stale_intended_classes=len(stale),
+            new_divergences=len(new_divergences), cases_added=len(added),
+            cases_removed=len(removed), cases_edited=len(edited)),
+        header=DriftHeader(
+            from_version=old_version, to_version=generated.version,
+            command=f"nox -s oracles -- --reference {generated.version}",
+            python=platform.python_version(), unicode=unicodedata.unidata_version),
+        rows_changed=changed, not_reproducible=gone, acceptance_changed=acceptance,
+        stale_intended_classes=stale, new_divergences=new_divergences,
+        cases_added=added, cases_removed=removed, cases_edited=edited)
 
 
-DRIFT_PREAMBLE = """\
-Oracle drift report: what changes in the pinned oracles (oracles/*.json) when they are
-regenerated against another tokenizers version. Review it before accepting an upgrade
-(nox -s oracles -- --reference VERSION --accept).
-  verdict                 drift when any of the four sections below is non-empty
-  rows_changed            rows whose upstream result changed: before and after, per column
-  acceptance_changed      tokenizer files upstream now loads, refuses or panics on differently
-  stale_intended_classes  rows and witnesses whose intended divergence class no longer shows
-                          (upstream fixed it, or changed around it)
-  new_divergences         rows where the reference now differs from upstream and no class
-                          named by the row explains it
-  cases_added/removed/edited  inputs that changed (not drift: a change of the cases)
-To upgrade: --accept writes the regenerated oracles; then move the pin (pyproject.toml's
-harness extra: noxfile.py and the harness read it from there) so that
-`nox -s oracles -- --check` regenerates with the new version.
-"""
-
-
-def drift_report_path(root: Path, report: Json) -> Path:
-    header = report["header"]
-    return root / "reports" / f"oracle-drift-{header['from']}-to-{header['to']}.yaml"
-
-
-def write_drift_report(root: Path, report: Json) -> Path:
-    path = drift_report_path(root, report)
-    write_atomic(path, canonical_yaml(report, preamble=DRIFT_PREAMBLE))
-    return path
+def write_drift_report(root: Path, report: DriftReport) -> Path:
+    return write_drift(root, report)

@@ -35,6 +35,7 @@ from .layout import (
     sha256_text,
 )
 from .packing import pack_encoded, token_strings
+from .pinned_tiers import carry_file, gone_tiers
 from .spec import OracleSpec, RowSpec, TokenizerSpec
 from .witnesses import regenerate_witnesses
 
@@ -57,17 +58,22 @@ def generate_all(root: Path) -> Generated:
     from ..subjects import upstream
 
     version = upstream.version()
+    gone = gone_tiers()  # what this version does not answer stays pinned (decision 0035)
     fixtures = fixture_texts()
     generated = Generated(version, dict(fixtures))
     for spec in oracle_cases.oracle_specs():
         data = generate_oracle(spec, fixtures, version)
+        data = carry_file(data, _committed(oracle_path(root, spec.name)), gone)
         generated.files[f"{ORACLE_DIR}/{spec.name}.json"] = canonical_json(data)
-    divergences = oracle_path(root, DIVERGENCES)
-    if divergences.is_file():
-        pinned = json.loads(divergences.read_text(encoding="utf-8"))
-        data = regenerate_witnesses(pinned, version)
+    pinned = _committed(oracle_path(root, DIVERGENCES))
+    if pinned is not None:
+        data = carry_file(regenerate_witnesses(pinned, version), pinned, gone)
         generated.files[f"{ORACLE_DIR}/{DIVERGENCES}.json"] = canonical_json(data)
     return generated
+
+
+def _committed(path: Path) -> Json | None:
+    return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else None
 
 
 def _tokenizer_entry(spec: TokenizerSpec, fixtures: Mapping[str, str]

@@ -1,7 +1,8 @@
-"""The JSON Schema of ``reports/conformance.yaml``, generated from the report model.
+"""The JSON Schemas of ``reports/conformance.yaml`` and of the oracle drift reports,
+generated from their models (``model.py``, ``drift.py``).
 
-``python -m harness.report.schema`` rewrites ``harness/report/conformance.schema.json``;
-``--check`` fails when the committed file differs (a test runs it).
+``python -m harness.report.schema`` rewrites ``harness/report/conformance.schema.json`` and
+``drift.schema.json``; ``--check`` fails when a committed file differs (a test runs it).
 """
 
 from __future__ import annotations
@@ -14,10 +15,11 @@ from pathlib import Path
 from typing import Any
 
 from ..core.canonical import write_atomic
-from . import model
+from . import drift, model
 from .serde import schema_of
 
 SCHEMA_FILE = "conformance.schema.json"
+DRIFT_SCHEMA_FILE = "drift.schema.json"
 
 
 def report_schema() -> dict[str, Any]:
@@ -33,8 +35,29 @@ def report_schema() -> dict[str, Any]:
     }
 
 
+def drift_schema() -> dict[str, Any]:
+    definitions: dict[str, Any] = {}
+    root = schema_of(drift.DriftReport, definitions)
+    return {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "title": "tokenizer-conformance oracle drift report",
+        "description": "reports/oracle-drift-<from>-to-<to>.yaml, report_version "
+                       f"{drift.DRIFT_REPORT_VERSION} (generated from harness/report/drift.py)",
+        **root,
+        "$defs": dict(sorted(definitions.items())),
+    }
+
+
+def _text(schema: dict[str, Any]) -> str:
+    return json.dumps(schema, ensure_ascii=False, indent=2, sort_keys=True) + "\n"
+
+
 def schema_text() -> str:
-    return json.dumps(report_schema(), ensure_ascii=False, indent=2, sort_keys=True) + "\n"
+    return _text(report_schema())
+
+
+def drift_schema_text() -> str:
+    return _text(drift_schema())
 
 
 def committed_schema() -> str:
@@ -45,15 +68,17 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m harness.report.schema")
     parser.add_argument("--check", action="store_true")
     args = parser.parse_args(argv)
-    text = schema_text()
-    target = Path(__file__).with_name(SCHEMA_FILE)
-    if args.check:
-        current = target.is_file() and target.read_text(encoding="utf-8") == text
-        print(f"{SCHEMA_FILE}: {'up to date' if current else 'stale'}")
-        return 0 if current else 1
-    write_atomic(target, text)
-    print(f"wrote {target}")
-    return 0
+    stale = 0
+    for name, text in ((SCHEMA_FILE, schema_text()), (DRIFT_SCHEMA_FILE, drift_schema_text())):
+        target = Path(__file__).with_name(name)
+        if args.check:
+            current = target.is_file() and target.read_text(encoding="utf-8") == text
+            print(f"{name}: {'up to date' if current else 'stale'}")
+            stale += not current
+        else:
+            write_atomic(target, text)
+            print(f"wrote {target}")
+    return 1 if stale else 0
 
 
 if __name__ == "__main__":

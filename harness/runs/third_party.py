@@ -113,6 +113,8 @@ def subject_for(spec: str) -> ProcessSubject:
 
 def recognisers_of(name: str) -> Mapping[str, Predicate]:
     """The recognisers of the registered subject ``name`` (none where it has none)."""
+    if name.startswith(tokenizers_version.HELLO_PREFIX):  # tokenizers-0.x, tokenizers-1.x
+        name = tokenizers_version.REGISTERED
     entry = registry.lookup(name)
     module = entry.recognisers_module() if entry is not None else None
     if module is None:

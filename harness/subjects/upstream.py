@@ -1,7 +1,7 @@
 """The upstream subject: HuggingFace ``tokenizers`` (the installed version, 0.x or 1.x)
 behind the ``Subject`` protocol (``UPSTREAM``), and the same operations as plain functions.
 
-The API generation (``tokenizers_version.generations``, decision 0031) is told from the
+The API generation (``tokenizers_version.generations``, decision 0035) is told from the
 module: under 1.x a document is loaded from a temporary file (no ``from_str``), tokens come
 from ``decode_tokens`` and the tiers 1.x does not expose (spans, special mask) are left out
 of ``capabilities``, so comparisons skip and count them. ``normalize`` and ``aligned``
@@ -61,7 +61,8 @@ class Handle:
 
 
 def version() -> str:
-    return str(tokenizers.__version__)
+    """The installed version, as pip spells it (``1.0.0rc3``, not 1.x's ``1.0.0-rc.3``)."""
+    return GENERATION.version
 
 
 def strip_position(message: str) -> str:

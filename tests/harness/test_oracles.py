@@ -355,9 +355,25 @@ def test_check_fails_on_a_non_canonical_or_missing_file(
 
 
 @pytest.mark.upstream
-def test_reference_must_be_the_installed_version(capsys: pytest.CaptureFixture[str]) -> None:
+def test_reference_must_be_the_installed_version(capsys: pytest.CaptureFixture[str],
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    from harness.subjects.tokenizers_version import index
+
+    # a published version (the package index mocked: no network in tests) that is not
+    # the installed one: one line saying how to run it
+    monkeypatch.setattr(index, "check", lambda version: version)
     assert run_cli("--reference", "0.0.1", "--check") == 2
     assert "nox -s oracles -- --reference 0.0.1" in capsys.readouterr().err
+    # one the index does not have: its one line, exit 2
+
+    def unpublished(version: str) -> str:
+        raise index.VersionError(f"tokenizers {version} is not on the package index "
+                                 "(nearest: 0.23.3)")
+
+    monkeypatch.setattr(index, "check", unpublished)
+    assert run_cli("--reference", "9.9.9") == 2
+    assert capsys.readouterr().err.strip() == ("tokenizers 9.9.9 is not on the package "
+                                               "index (nearest: 0.23.3)")
 
 
 @pytest.mark.upstream
@@ -432,10 +448,10 @@ def test_drift_names_a_class_that_stopped_diverging(tmp_path: Path,
     row["upstream"]["encode"]["spans"][0] = [-1, -1]  # "upstream adopted the contract"
     regenerated = Generated(generated.version, {**generated.files, rel: canonical_json(data)})
     report = drift(root, regenerated)
-    assert report["verdict"] == "drift"
-    assert [(s["id"], s["class"]) for s in report["stale_intended_classes"]] == [
+    assert report.verdict == "drift"
+    assert [(s.id, s.class_id) for s in report.stale_intended_classes] == [
         ("llama-hello-world", "template-special-spans")]
-    assert [c["id"] for c in report["rows_changed"]] == ["llama-hello-world"]
+    assert [c.id for c in report.rows_changed] == ["llama-hello-world"]
 
 
 # ---------------------------------------------------------------------------
@@ -581,9 +597,9 @@ def test_a_witness_that_stops_diverging_is_stale_everywhere(
     regenerated = Generated(generated.version, {
         **generated.files, "oracles/divergences.json": canonical_json(fixed)})
     result = drift(root, regenerated)
-    assert [s["id"] for s in result["stale_intended_classes"]] == [witness]
-    assert [c["id"] for c in result["rows_changed"]] == [witness]
-    assert result["verdict"] == "drift"
+    assert [s.id for s in result.stale_intended_classes] == [witness]
+    assert [c.id for c in result.rows_changed] == [witness]
+    assert result.verdict == "drift"
 
 
 # ---------------------------------------------------------------------------

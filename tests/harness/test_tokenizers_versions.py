@@ -183,9 +183,15 @@ def test_tiers_a_subject_lacks_are_skipped_and_counted() -> None:
     tiers = generations.generation_of(fake_module()).tiers
     judged = judge_tiers(observation, tiers)
     assert judged.divergence is None and set(judged.skipped) == {"spans", "special_mask"}
-    # The same answer judged as if every tier were exposed is a divergence at the spans:
-    # what the capabilities prevent is a comparison against nothing.
-    assert judge_tiers(observation, None).divergence is not None
+    # A subject answering no spans without leaving them out of its capabilities is a
+    # divergence at the spans: only upstream's missing offsets (1.x as the pinned
+    # version, decision 0035) are skipped without being declared.
+    swapped = Observation("strict", "encode", "ab a", (("add_special_tokens", True),),
+                          theirs, ours)
+    assert judge_tiers(swapped, None).divergence is not None
+    upstream_1x = judge_tiers(observation, None)
+    assert upstream_1x.divergence is None
+    assert set(upstream_1x.skipped) == {"spans", "special_mask"}
 
 
 # -- the version check, against a mocked index -------------------------------------------

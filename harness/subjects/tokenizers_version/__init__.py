@@ -7,7 +7,8 @@ the PyPI installer (``harness.subjects.pypi``): the wheel alone (``--no-deps``: 
 bindings import nothing else), its sha256 checked against ``hashes.json`` where the
 version is recorded there (recorded on first download otherwise, and said), installed
 with ``--require-hashes``. Expectations are per API family:
-``expectations-0.x.yaml``, ``expectations-1.x.yaml``; findings: ``FINDINGS.md``.
+``expectations-0.x.yaml``, ``expectations-1.x.yaml`` (named recognisers in
+``recognisers.py``); findings: ``FINDINGS.md``.
 """
 
 from __future__ import annotations
@@ -24,6 +25,8 @@ from .index import VersionError, check
 PREFIX: Final = "tokenizers=="
 #: The hello name of the program: ``tokenizers-0.x`` or ``tokenizers-1.x``.
 HELLO_PREFIX: Final = "tokenizers-"
+#: This folder's name in the subject registry (its recognisers serve both families).
+REGISTERED: Final = "tokenizers-version"
 FOLDER: Final = Path(__file__).resolve().parent
 PROGRAM: Final = FOLDER / "program.py"
 HASHES: Final = FOLDER / "hashes.json"

@@ -10,6 +10,7 @@ version; decision record docs/decisions/0035-tokenizers-api-generations.md.
 from __future__ import annotations
 
 import os
+import re
 import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -49,7 +50,9 @@ class Generation:
 
     @property
     def version(self) -> str:
-        return str(self.module.__version__)
+        """The module's version in PEP 440's normal form (1.x says ``1.0.0-rc.3``: the
+        version pip installed is ``1.0.0rc3``)."""
+        return canonical_version(str(self.module.__version__))
 
     def is_refusal(self, error: BaseException) -> bool:
         return type(error) in self.refusals
@@ -88,6 +91,14 @@ class Generation:
 
     def decode(self, tokenizer: Any, ids: Sequence[int], *, skip_special_tokens: bool) -> str:
         return str(tokenizer.decode(list(ids), skip_special_tokens=skip_special_tokens))
+
+
+_PRE_RELEASE: Final = re.compile(r"[-_.]?(a|b|rc)[-_.]?(\d+)")
+
+
+def canonical_version(version: str) -> str:
+    """``version`` as pip spells it: ``1.0.0-rc.3`` -> ``1.0.0rc3``; others unchanged."""
+    return _PRE_RELEASE.sub(r"\1\2", version.strip().lower())
 
 
 def generation_of(module: ModuleType) -> Generation:

@@ -82,7 +82,7 @@ def record() -> dict[str, Any]:
             path = Path(folder, "tokenizer.json")
             path.write_text(text, encoding="utf-8")
             try:
-                tokenizer = tokenizers.Tokenizer.from_file(str(path))
+                tokenizer: Any = tokenizers.Tokenizer.from_file(str(path))  # 1.x API
             except BaseException as error:  # a panic is a BaseException
                 entry["load"] = _error(error)
                 documents[name] = entry

@@ -1,0 +1,207 @@
+"""The recognisers of the upgrade preview's expectations (``expectations-0.x.yaml``,
+``expectations-1.x.yaml``), by name: what another ``tokenizers`` version does differently
+from the pinned one, each checked against the document.
+
+A plugin of the judge (decision 0034): the run hands this mapping to the expectations
+parser. *Subject* is the other version, *upstream* the pinned one; decision record
+docs/decisions/0035-tokenizers-api-generations.md, findings in ``FINDINGS.md``.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Final
+
+from ...core.outcome import Encoded, Loaded, Refused
+from ...judge.compare import Divergence
+from ...judge.predicates import ALL, NONE, Context, Predicate
+
+#: 1.x's refusal of a byte-fallback model lacking a byte piece (the piece it names).
+_BYTE_PIECE_MISSING: Final = re.compile(r"Byte fallback `(<0x[0-9A-F]{2}>)` not found in the "
+                                        r"vocabulary")
+#: The 256 byte pieces, in the order 1.x looks for them (``<0x00>`` first).
+BYTE_PIECES: Final = tuple(f"<0x{byte:02X}>" for byte in range(256))
+
+
+def byte_fallback_alphabet_required(ctx: Context, div: Divergence) -> frozenset[int]:
+    """1.x refuses at load a BPE model with ``byte_fallback: true`` whose vocabulary lacks
+    one of the 256 ``<0xNN>`` pieces; the pinned 0.23.1 loads it (and falls back to the
+    unk token for the missing bytes). Checked: the model is BPE with byte fallback on, the
+    piece the refusal names is the first of ``<0x00>``..``<0xFF>`` missing from the model
+    vocabulary, and upstream loaded the file."""
+    obs = div.observation
+    if obs.operation != "load" or not isinstance(obs.upstream, Loaded):
+        return NONE
+    refusal = obs.subject
+    if not isinstance(refusal, Refused):
+        return NONE
+    named = _BYTE_PIECE_MISSING.fullmatch(refusal.message)
+    if named is None:
+        return NONE
+    if ctx.model.get("type") != "BPE" or ctx.model.get("byte_fallback") is not True:
+        return NONE
+    missing = next((piece for piece in BYTE_PIECES if piece not in ctx.vocab), None)
+    return ALL if missing == named.group(1) else NONE
+
+
+def _loaded_by_upstream_refused_by_subject(div: Divergence, pattern: re.Pattern[str]
+                                           ) -> re.Match[str] | None:
+    """The refusal's message matched by ``pattern`` where the subject refuses at load a
+    file upstream loads; None otherwise."""
+    obs = div.observation
+    if obs.operation != "load" or not isinstance(obs.upstream, Loaded):
+        return None
+    refusal = obs.subject
+    if not isinstance(refusal, Refused):
+        return None
+    return pattern.fullmatch(refusal.message)
+
+
+def _pre_tokenizers(ctx: Context) -> list[dict[str, Any]]:
+    """The document's pre-tokenizer steps (a Sequence's, one level deep, or the one)."""
+    top = ctx.document.get("pre_tokenizer")
+    if not isinstance(top, dict):
+        return []
+    if top.get("type") == "Sequence":
+        steps = top.get("pretokenizers")
+        return [s for s in steps if isinstance(s, dict)] if isinstance(steps, list) else []
+    return [top]
+
+
+_DROPOUT: Final = re.compile(r"BPE models with dropout not supported yet")
+
+
+def dropout_unsupported(ctx: Context, div: Divergence) -> frozenset[int]:
+    """1.x refuses at load a BPE model with a dropout above 0 (0.23.1 loads any dropout in
+    (0, 1]; 0 and null load in both). Checked: the model is BPE and its dropout a number
+    in (0, 1]."""
+    if _loaded_by_upstream_refused_by_subject(div, _DROPOUT) is None:
+        return NONE
+    dropout = ctx.model.get("dropout")
+    ok = (ctx.model.get("type") == "BPE" and isinstance(dropout, int | float)
+          and not isinstance(dropout, bool) and 0 < dropout <= 1)
+    return ALL if ok else NONE
+
+
+_SLIM_READER: Final = re.compile(r"the slim JSON reader does not support a `Metaspace` "
+                                 r"pre-tokenizer\. .*", re.S)
+
+
+def metaspace_in_sequence_unsupported(ctx: Context, div: Divergence) -> frozenset[int]:
+    """1.x's "slim JSON reader" refuses a Metaspace pre-tokenizer inside a Sequence (a
+    Metaspace standing alone loads). Checked: the pre-tokenizer is a Sequence holding a
+    Metaspace step."""
+    if _loaded_by_upstream_refused_by_subject(div, _SLIM_READER) is None:
+        return NONE
+    top = ctx.document.get("pre_tokenizer")
+    in_sequence = (isinstance(top, dict) and top.get("type") == "Sequence"
+                   and any(s.get("type") == "Metaspace" for s in _pre_tokenizers(ctx)))
+    return ALL if in_sequence else NONE
+
+
+_PREFIX_SPACE: Final = re.compile(r"a `ByteLevel` pre-tokenizer with `add_prefix_space: true` "
+                                  r"is not supported")
+
+
+def byte_level_prefix_space_unsupported(ctx: Context, div: Divergence) -> frozenset[int]:
+    """1.x refuses a ByteLevel pre-tokenizer with ``add_prefix_space: true``. Checked: the
+    document has such a step."""
+    if _loaded_by_upstream_refused_by_subject(div, _PREFIX_SPACE) is None:
+        return NONE
+    found = any(s.get("type") == "ByteLevel" and s.get("add_prefix_space") is True
+                for s in _pre_tokenizers(ctx))
+    return ALL if found else NONE
+
+
+_BYTE_LEVEL_ALPHABET: Final = re.compile(r"This byte-level vocabulary has no token for bytes "
+                                         r"(0x[0-9A-F]{2}(?:, 0x[0-9A-F]{2})*).*", re.S)
+
+
+def _byte_level_alphabet() -> dict[int, str]:
+    """GPT-2's byte -> character map (``bytes_to_unicode``)."""
+    printable = [*range(0x21, 0x7F), *range(0xA1, 0xAD), *range(0xAE, 0x100)]
+    chars = list(printable)
+    extra = 0
+    for byte in range(256):
+        if byte not in printable:
+            printable.append(byte)
+            chars.append(256 + extra)
+            extra += 1
+    return {byte: chr(char) for byte, char in zip(printable, chars, strict=True)}
+
+
+BYTE_LEVEL_ALPHABET: Final = _byte_level_alphabet()
+
+
+def byte_level_alphabet_required(ctx: Context, div: Divergence) -> frozenset[int]:
+    """1.x refuses a byte-level model whose vocabulary lacks a byte's character (GPT-2's
+    byte alphabet); 0.23.1 loads it and drops such bytes at encode. Checked: a ByteLevel
+    pre-tokenizer is present and every byte the refusal lists has no vocabulary string."""
+    named = _loaded_by_upstream_refused_by_subject(div, _BYTE_LEVEL_ALPHABET)
+    if named is None or not any(s.get("type") == "ByteLevel" for s in _pre_tokenizers(ctx)):
+        return NONE
+    listed = [int(b, 16) for b in named.group(1).split(", ")]
+    return ALL if all(BYTE_LEVEL_ALPHABET[b] not in ctx.vocab for b in listed) else NONE
+
+
+_UNK_MISSING: Final = re.compile(r"Unk token `(.*)` not found in the vocabulary", re.S)
+
+
+def unk_token_required(ctx: Context, div: Divergence) -> frozenset[int]:
+    """1.x refuses at load a model whose ``unk_token`` is not a vocabulary string; 0.23.1
+    loads it (and fails only when an unknown character is met). Checked: the refusal names
+    the model's ``unk_token`` and it is absent from the model vocabulary."""
+    named = _loaded_by_upstream_refused_by_subject(div, _UNK_MISSING)
+    unk = ctx.model.get("unk_token")
+    ok = named is not None and named.group(1) == unk and unk not in ctx.vocab
+    return ALL if ok else NONE
+
+
+_SYSTEM_REGEX: Final = re.compile(r"this `Split` pattern needs a system-regex backend; "
+                                  r"enable the `fancy-regex` feature")
+
+
+def split_regex_needs_backend(ctx: Context, div: Divergence) -> frozenset[int]:
+    """1.x (as published) loads a Split pre-tokenizer with a ``Regex`` pattern but refuses
+    to encode with it: its wheel has no regex backend for the pattern ("needs a
+    system-regex backend; enable the `fancy-regex` feature"). Checked: an encode the
+    subject refuses so, that upstream encodes, with a Split step whose pattern is a
+    Regex."""
+    obs = div.observation
+    refusal = obs.subject
+    if obs.operation != "encode" or not isinstance(refusal, Refused):
+        return NONE
+    if _SYSTEM_REGEX.fullmatch(refusal.message) is None or isinstance(obs.upstream, Refused):
+        return NONE
+    found = any(s.get("type") == "Split" and isinstance(s.get("pattern"), dict)
+                and "Regex" in s["pattern"] for s in _pre_tokenizers(ctx))
+    return ALL if found else NONE
+
+
+def dropout_sampled_differently(ctx: Context, div: Divergence) -> frozenset[int]:
+    """A BPE dropout strictly between 0 and 1 samples which merges apply: two processes (or
+    two calls) segment the same text differently. Checked: the dropout is in (0, 1), both
+    sides encoded, and their tokens spell the same string (two segmentations of one
+    text, not two different texts)."""
+    obs = div.observation
+    ours, theirs = obs.subject, obs.upstream
+    dropout = ctx.model.get("dropout")
+    if obs.operation != "encode" or not isinstance(ours, Encoded) \
+            or not isinstance(theirs, Encoded):
+        return NONE
+    if isinstance(dropout, bool) or not isinstance(dropout, int | float) \
+            or not 0 < dropout < 1:
+        return NONE
+    return ALL if "".join(ours.tokens) == "".join(theirs.tokens) else NONE
+
+
+RECOGNISERS: Final[dict[str, Predicate]] = {function.__name__: function for function in (
+    byte_fallback_alphabet_required,
+    byte_level_alphabet_required,
+    byte_level_prefix_space_unsupported,
+    dropout_sampled_differently,
+    dropout_unsupported,
+    metaspace_in_sequence_unsupported,
+    split_regex_needs_backend,
+    unk_token_required,
+)}
