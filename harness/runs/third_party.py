@@ -113,9 +113,9 @@ def subject_for(spec: str) -> ProcessSubject:
 
 def recognisers_of(name: str) -> Mapping[str, Predicate]:
     """The recognisers of the registered subject ``name`` (none where it has none)."""
-    if name.startswith(tokenizers_version.HELLO_PREFIX):  # tokenizers-0.x, tokenizers-1.x
-        name = tokenizers_version.REGISTERED
-    entry = registry.lookup(name)
+    entry = registry.lookup(name)  # a registered name first (tokenizers-npm is one)
+    if entry is None and name.startswith(tokenizers_version.HELLO_PREFIX):
+        entry = registry.lookup(tokenizers_version.REGISTERED)  # tokenizers-0.x, -1.x
     module = entry.recognisers_module() if entry is not None else None
     if module is None:
         return {}

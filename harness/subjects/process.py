@@ -47,6 +47,9 @@ PANIC_WINDOW: Final = 64 * 1024
 _PANIC: Final = re.compile(r"thread '[^']*' panicked at [^\n]*\n[^\n]*")
 #: The thread id Rust prints after a panicking thread's name (it varies run to run).
 _THREAD_ID: Final = re.compile(r"(thread '[^']*') \(\d+\)")
+#: The build machine's folder before a Rust source path (``/home/runner/work/x/x/`` in a
+#: panic's location): not the subject's behaviour, and a path outside any repository.
+_BUILD_FOLDER: Final = re.compile(r"(?<![\w.])/(?:[^/\s:]+/)*?(?=[^/\s:]+/src/[^\s:]+\.rs:\d)")
 
 
 def cut_tail(text: str, *, cut: bool = False, limit: int = STDERR_TAIL) -> str:
@@ -233,6 +236,7 @@ class ProcessSubject:
         except (OSError, ValueError):
             return ""
         text = _THREAD_ID.sub(r"\1", text)  # Rust's "thread 'x' (12002)": a run's own id
+        text = _BUILD_FOLDER.sub("", text)  # .../tokenizers/src/models/bpe/model.rs:267
         tail = cut_tail(" ".join(text[-STDERR_TAIL - 1:].split()), cut=size > STDERR_TAIL)
         panics = _PANIC.findall(text)  # a backtrace after it must not hide what panicked
         if panics:  # the first: a panic while panicking follows the one that matters

@@ -38,9 +38,9 @@ def byte_fallback_alphabet_required(ctx: Context, div: Divergence) -> frozenset[
     named = _BYTE_PIECE_MISSING.fullmatch(refusal.message)
     if named is None:
         return NONE
-    if ctx.model.get("type") != "BPE" or ctx.model.get("byte_fallback") is not True:
+    if ctx.doc.model.get("type") != "BPE" or ctx.doc.model.get("byte_fallback") is not True:
         return NONE
-    missing = next((piece for piece in BYTE_PIECES if piece not in ctx.vocab), None)
+    missing = next((piece for piece in BYTE_PIECES if piece not in ctx.doc.vocab), None)
     return ALL if missing == named.group(1) else NONE
 
 
@@ -59,7 +59,7 @@ def _loaded_by_upstream_refused_by_subject(div: Divergence, pattern: re.Pattern[
 
 def _pre_tokenizers(ctx: Context) -> list[dict[str, Any]]:
     """The document's pre-tokenizer steps (a Sequence's, one level deep, or the one)."""
-    top = ctx.document.get("pre_tokenizer")
+    top = ctx.doc.raw.get("pre_tokenizer")
     if not isinstance(top, dict):
         return []
     if top.get("type") == "Sequence":
@@ -77,8 +77,8 @@ def dropout_unsupported(ctx: Context, div: Divergence) -> frozenset[int]:
     in (0, 1]."""
     if _loaded_by_upstream_refused_by_subject(div, _DROPOUT) is None:
         return NONE
-    dropout = ctx.model.get("dropout")
-    ok = (ctx.model.get("type") == "BPE" and isinstance(dropout, int | float)
+    dropout = ctx.doc.dropout
+    ok = (ctx.doc.model.get("type") == "BPE" and isinstance(dropout, int | float)
           and not isinstance(dropout, bool) and 0 < dropout <= 1)
     return ALL if ok else NONE
 
@@ -93,7 +93,7 @@ def metaspace_in_sequence_unsupported(ctx: Context, div: Divergence) -> frozense
     Metaspace step."""
     if _loaded_by_upstream_refused_by_subject(div, _SLIM_READER) is None:
         return NONE
-    top = ctx.document.get("pre_tokenizer")
+    top = ctx.doc.raw.get("pre_tokenizer")
     in_sequence = (isinstance(top, dict) and top.get("type") == "Sequence"
                    and any(s.get("type") == "Metaspace" for s in _pre_tokenizers(ctx)))
     return ALL if in_sequence else NONE
@@ -141,7 +141,7 @@ def byte_level_alphabet_required(ctx: Context, div: Divergence) -> frozenset[int
     if named is None or not any(s.get("type") == "ByteLevel" for s in _pre_tokenizers(ctx)):
         return NONE
     listed = [int(b, 16) for b in named.group(1).split(", ")]
-    return ALL if all(BYTE_LEVEL_ALPHABET[b] not in ctx.vocab for b in listed) else NONE
+    return ALL if all(BYTE_LEVEL_ALPHABET[b] not in ctx.doc.vocab for b in listed) else NONE
 
 
 _UNK_MISSING: Final = re.compile(r"Unk token `(.*)` not found in the vocabulary", re.S)
@@ -152,8 +152,8 @@ def unk_token_required(ctx: Context, div: Divergence) -> frozenset[int]:
     loads it (and fails only when an unknown character is met). Checked: the refusal names
     the model's ``unk_token`` and it is absent from the model vocabulary."""
     named = _loaded_by_upstream_refused_by_subject(div, _UNK_MISSING)
-    unk = ctx.model.get("unk_token")
-    ok = named is not None and named.group(1) == unk and unk not in ctx.vocab
+    unk = ctx.doc.model.get("unk_token")
+    ok = named is not None and named.group(1) == unk and unk not in ctx.doc.vocab
     return ALL if ok else NONE
 
 
@@ -185,7 +185,7 @@ def dropout_sampled_differently(ctx: Context, div: Divergence) -> frozenset[int]
     text, not two different texts)."""
     obs = div.observation
     ours, theirs = obs.subject, obs.upstream
-    dropout = ctx.model.get("dropout")
+    dropout = ctx.doc.dropout
     if obs.operation != "encode" or not isinstance(ours, Encoded) \
             or not isinstance(theirs, Encoded):
         return NONE
