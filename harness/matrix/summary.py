@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from typing import Any, cast
 
 from ..report.files import read_report
-from ..report.model import Report, Witness
+from ..report.model import Report, WitnessRecord
 from ..site.severity import derive
 from .model import MATRIX_VERSION, Cell, Finding, Grade, Matrix, SubjectRow, Verdict
 from .runner import NOT_RUN, Outcome
@@ -39,7 +39,7 @@ def subject_row(outcome: Outcome, report: Report | None, display: str) -> Subjec
         len(summary.stale_pinned_witnesses), round(outcome.seconds, 1), severities(report))
 
 
-def _grade(witness: Witness) -> str:
+def _grade(witness: WitnessRecord) -> str:
     return derive(witness.operation, witness.tier, witness.outcome, witness.upstream)[0]
 
 

@@ -91,8 +91,8 @@ def _round(value: float, digits: int = 1) -> float:
     return round(value, digits)
 
 
-def witness(w: tallies.Witness) -> model.Witness:
-    entry = model.Witness(detail=w.detail, classes=list(w.classes), shrunk=w.shrunk,
+def witness(w: tallies.Witness) -> model.WitnessRecord:
+    entry = model.WitnessRecord(detail=w.detail, classes=list(w.classes), shrunk=w.shrunk,
                           case_size=w.size, fixture=w.fixture)
     if w.divergence is not None:
         obs = w.divergence.observation.to_json()
@@ -133,9 +133,9 @@ def failures(tally: tallies.Tally, *, prefix: str = "F",
 
 
 def tally_section(tally: tallies.Tally, *, prefix: str,
-                  report_path: str | None = None) -> model.Tally:
+                  report_path: str | None = None) -> model.TallyRecord:
     agreed = sum(ops.get("agreed", 0) for ops in tally.by_operation.values())
-    return model.Tally(
+    return model.TallyRecord(
         examples=tally.examples, comparisons=tally.comparisons, agreed=agreed,
         by_operation=_counts(tally.by_operation), by_class=dict(sorted(tally.by_class.items())),
         failures=failures(tally, prefix=prefix, report_path=report_path),
@@ -218,7 +218,7 @@ def build_report(result: JobResultLike, report_path: str = DEFAULT_REPORT,
         classes_not_observed=[c.id for c in registry if c.id not in tally.by_class],
         upstream_load_outcomes=dict(sorted(tally.upstream_outcomes.items())),
         skipped_tiers=dict(sorted(tally.skipped.items())), judge_replays=tally.replays,
-        stale_pinned_witnesses=[model.Stale(s.id, s.class_id, list(s.now))
+        stale_pinned_witnesses=[model.StaleRecord(s.id, s.class_id, list(s.now))
                                 for s in result.stale],
         duration_seconds=_round(result.duration),
         explore_seconds=_round(result.explore_seconds),
@@ -269,11 +269,11 @@ def _subject_section(info: SubjectInfoLike | None) -> model.Subject | None:
 
 
 
-def _reach_section(reach: Sequence[reaches.Reach] | None) -> model.Reach | None:
+def _reach_section(reach: Sequence[reaches.Reach] | None) -> model.ReachRecord | None:
     if reach is None:
         return None
     modules = {r.module: model.ModuleReach(r.statements, r.covered_statements, r.branches,
                                            r.covered_branches, round(r.percent, 1))
                for r in reach}
     short = [r.module for r in reach if not r.meets_target] + reaches.missing(list(reach))
-    return model.Reach(reaches.TARGET, modules, short)
+    return model.ReachRecord(reaches.TARGET, modules, short)

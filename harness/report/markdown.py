@@ -18,7 +18,7 @@ from typing import Any
 
 from ..runs.pinned import PINNED_WITNESSES_NAME
 from ..runs.third_party import witnesses_beside
-from .model import Failure, Fixture, MorphTrack, Report, Witness
+from .model import Failure, Fixture, MorphTrack, Report, WitnessRecord
 
 #: Our reference's pinned witnesses (a third-party subject's are beside its expectations).
 PINNED_FILE = f"oracles/{PINNED_WITNESSES_NAME}"
@@ -248,7 +248,7 @@ def _failure(entry: Failure, left: str | None = None) -> str:
     return "\n\n".join(parts)
 
 
-def _witness_files(witness: Witness) -> list[str]:
+def _witness_files(witness: WitnessRecord) -> list[str]:
     """The witness' tokenizer.json, folded (or a line saying it is in the report)."""
     case = witness.case or {}
     if witness.case is None:
@@ -274,7 +274,7 @@ def _fixture_failure(where: str, entry: Failure, left: str | None, source: str) 
     ])
 
 
-def _observation(witness: Witness, left: str | None = None) -> str:
+def _observation(witness: WitnessRecord, left: str | None = None) -> str:
     """The witness in words and a table; ``left`` names the subject's column (None: the
     name the report gives it, ``reference`` or ``subject``)."""
     options = ", ".join(f"{k}={_json(v)}" for k, v in sorted(witness.options.items()))

@@ -21,12 +21,12 @@ class MergeError(Exception):
     """Shard reports that are not the shards of one run."""
 
 
-def _order(witness: model.Witness) -> tuple[int, str]:
+def _order(witness: model.WitnessRecord) -> tuple[int, str]:
     return witness.case_size, json.dumps(witness.case, ensure_ascii=False, sort_keys=True)
 
 
-def _smallest(witnesses: Iterable[model.Witness | None]) -> model.Witness | None:
-    best: model.Witness | None = None
+def _smallest(witnesses: Iterable[model.WitnessRecord | None]) -> model.WitnessRecord | None:
+    best: model.WitnessRecord | None = None
     for witness in witnesses:
         if witness is not None and (best is None or _order(witness) < _order(best)):
             best = witness
@@ -75,7 +75,7 @@ def _check(reports: Sequence[tuple[str, model.Report]]) -> list[model.Report]:
 
 def _failures(reports: Sequence[model.Report], report_path: str) -> list[model.Failure]:
     counts: Counter[str] = Counter()
-    witnesses: dict[str, list[model.Witness]] = {}
+    witnesses: dict[str, list[model.WitnessRecord]] = {}
     reproducible: set[str] = set()
     for report in reports:
         for failure in report.failures:

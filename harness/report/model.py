@@ -28,7 +28,7 @@ Verdict = Literal["pass", "fail", "incomplete"]
 
 
 @dataclass
-class Witness:
+class WitnessRecord:
     """The smallest case seen (or shrunk) showing a class or a failure: where it differs,
     the input, both outcomes, and the case (for a generated case) or the fixture it ran
     on. The outcome of the side under test is ``reference`` in our reference's run and
@@ -70,7 +70,7 @@ class Failure:
     id: str
     signature: str
     count: int
-    witness: Witness
+    witness: WitnessRecord
     #: The command that shows it again (generated failures).
     reproduce: str | None = None
 
@@ -89,11 +89,11 @@ class ClassEntry:
     why: str
     observed: int
     reproduce: str
-    witness: Witness | None = None
+    witness: WitnessRecord | None = None
 
 
 @dataclass
-class Stale:
+class StaleRecord:
     """A pinned witness that no longer shows its class."""
 
     id: str
@@ -102,7 +102,7 @@ class Stale:
 
 
 @dataclass
-class Tally:
+class TallyRecord:
     """What one run compared and found: counts by operation and tier, by class, the
     failures with their witnesses, tiers skipped, and the harness' own errors."""
 
@@ -133,7 +133,7 @@ class Summary:
     classes_not_observed: list[str]
     upstream_load_outcomes: dict[str, int]
     skipped_tiers: dict[str, int]
-    stale_pinned_witnesses: list[Stale]
+    stale_pinned_witnesses: list[StaleRecord]
     duration_seconds: float
     #: The time of each phase, apart (their sum is about ``duration_seconds``): the
     #: exploration (declared probes and replayed failures included), the witness searches,
@@ -193,8 +193,8 @@ class Fixture:
     sha256: str
     corpus_texts: int
     generated_texts: int
-    tally: Tally
-    class_witnesses: dict[str, Witness]
+    tally: TallyRecord
+    class_witnesses: dict[str, WitnessRecord]
     load_seconds: dict[str, float]
     corpus_encode_seconds: dict[str, float]
 
@@ -238,8 +238,8 @@ class MorphTrack:
     generated_texts: int
     runs_compared: int
     whole_texts_compared: int
-    tally: Tally
-    class_witnesses: dict[str, Witness]
+    tally: TallyRecord
+    class_witnesses: dict[str, WitnessRecord]
     seconds: float
 
 
@@ -264,7 +264,7 @@ class ModuleReach:
 
 
 @dataclass
-class Reach:
+class ReachRecord:
     """How much of each semantic module of implementation/ the run reached (``--reach``:
     coverage.py over this run alone, no unit tests; ``nox -s coverage``)."""
 
@@ -287,7 +287,7 @@ class Coverage:
     #: components, behaviours, vocabularies, texts).
     features: dict[str, int] = field(default_factory=dict)
     #: Branch coverage of implementation/ over the run; None unless measured (--reach).
-    reach: Reach | None = None
+    reach: ReachRecord | None = None
 
 
 @dataclass

@@ -12,7 +12,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from ..report.model import ClassEntry, Failure, Report, Witness
+from ..report.model import ClassEntry, Failure, Report, WitnessRecord
 from . import severity
 from .model import Cell, FindingView, Lineage, Output, RealFileView, Site, SubjectView, WitnessView
 from .records import record_of
@@ -118,7 +118,7 @@ def _failures(report: Report) -> list[tuple[str, Failure]]:
     return found
 
 
-def _witness(witness: Witness | None, subject: SubjectView, upstream: str
+def _witness(witness: WitnessRecord | None, subject: SubjectView, upstream: str
              ) -> WitnessView | None:
     if witness is None:
         return None
@@ -159,7 +159,7 @@ def fixture_lineage(name: str) -> Lineage:
                  if name.startswith(prefix)), "other")
 
 
-def _lineage(witness: Witness | None) -> Lineage:
+def _lineage(witness: WitnessRecord | None) -> Lineage:
     if witness is None:
         return "other"
     if witness.case is None or witness.case.get("document") is None:

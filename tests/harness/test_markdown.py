@@ -19,7 +19,7 @@ import pytest
 from harness.__main__ import main
 from harness.report.files import read_report
 from harness.report.markdown import render
-from harness.report.model import Failure, Report, Witness
+from harness.report.model import Failure, Report, WitnessRecord
 from harness.site.records import titles
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "markdown"
@@ -128,7 +128,7 @@ def _morph_track_failing(report: Report) -> Report:
     failing.verdict = "fail"
     failing.unified_morph_track.tally.failures = [Failure(
         id="morph:F1", signature="segmentation: a morph token outside every Mongolian run",
-        count=3, witness=Witness(detail="'ᠮᠣ' at 0:2", classes=[], shrunk=False, case_size=2,
+        count=3, witness=WitnessRecord(detail="'ᠮᠣ' at 0:2", classes=[], shrunk=False, case_size=2,
                                  input="ᠮᠣ x", fixture="unified-morph-track"))]
     return failing
 
@@ -171,11 +171,11 @@ def test_a_file_that_is_not_a_complete_report_is_refused(
 
 
 def test_reach_is_shown_when_measured_and_short_modules_stand_out() -> None:
-    from harness.report.model import ModuleReach, Reach
+    from harness.report.model import ModuleReach, ReachRecord
 
     report = read_report(DATA / "without-failure.yaml")
     assert "Reach of implementation/" not in render(report)
-    report.coverage.reach = Reach(95.0, {
+    report.coverage.reach = ReachRecord(95.0, {
         "bpe": ModuleReach(400, 392, 148, 140, 96.4),
         "patterns": ModuleReach(289, 253, 112, 85, 84.3)}, ["patterns", "oniguruma"])
     shown = render(report)

@@ -462,13 +462,13 @@ def test_drift_names_a_class_that_stopped_diverging(tmp_path: Path,
 def synthetic_report(path: Path) -> None:
     """A complete report (the Markdown tests' passing one) with hand-made class witnesses."""
     from harness.report.files import read_report, write_report
-    from harness.report.model import ClassEntry, Witness
+    from harness.report.model import ClassEntry, WitnessRecord
 
     llama = llama_like_document()
     partial = json.loads(json.dumps(llama))
     del partial["model"]["vocab"]["<0x00>"]
 
-    def entry(class_id: str, witness: Witness | None) -> ClassEntry:
+    def entry(class_id: str, witness: WitnessRecord | None) -> ClassEntry:
         return ClassEntry(id=class_id, kind="contract", title="", decision="", upstream=[],
                           why="", observed=1 if witness else 0, reproduce="",
                           witness=witness)
@@ -476,18 +476,18 @@ def synthetic_report(path: Path) -> None:
     report = read_report(ROOT / "tests" / "data" / "markdown" / "without-failure.yaml")
     report.header.command = "python -m harness conformance --profile dev --seed 7"
     report.classes = [
-        entry("template-special-spans", Witness(
+        entry("template-special-spans", WitnessRecord(
             shrunk=True, classes=["template-special-spans"], tier="spans",
             detail="position 0", track="strict", operation="encode", case_size=0,
             input="Hello world", options={"add_special_tokens": True},
             reference={}, upstream={},
             case=Case(llama, texts=("é", "Hello world"), id_runs=((1, 2),)).to_json())),
-        entry("strict-byte-alphabet-incomplete", Witness(
+        entry("strict-byte-alphabet-incomplete", WitnessRecord(
             shrunk=False, classes=["strict-byte-alphabet-incomplete"], tier="load",
             detail="", track="strict", operation="load", input=None, case_size=0,
             options={}, reference={}, upstream={},
             case=Case(partial, texts=("Hello",)).to_json())),
-        entry("not-a-registered-class", Witness(
+        entry("not-a-registered-class", WitnessRecord(
             shrunk=False, classes=[], tier="load", detail="", track="strict", case_size=0,
             operation="load", input=None, options={}, reference={}, upstream={},
             case=Case(llama).to_json())),

@@ -26,7 +26,7 @@ from harness.documents import probe_document
 from harness.job import run
 from harness.report import build, markdown, serde
 from harness.report.files import read_report
-from harness.report.model import Report, Stale
+from harness.report.model import Report, StaleRecord
 from harness.report.reproduce import describe_document, pretty_document
 from harness.runs import third_party
 from harness.runs.reduce import reduce_case
@@ -109,13 +109,13 @@ def test_our_reference_keeps_its_own_name_in_its_files() -> None:
 def test_the_stale_section_names_the_subjects_own_witness_file() -> None:
     report = read_report(SUBJECT_REPORT)
     assert report.subject is not None
-    report.summary.stale_pinned_witnesses.append(Stale("w1", "some-class", []))
+    report.summary.stale_pinned_witnesses.append(StaleRecord("w1", "some-class", []))
     text = markdown.render(report)
     section = text[text.index("#### Stale pinned witnesses"):]
     assert "`harness/subjects/transformers_js/witnesses.json`" in section
     assert "oracles/divergences.json" not in section
     ours = read_report(OUR_REPORT)
-    ours.summary.stale_pinned_witnesses.append(Stale("w1", "some-class", []))
+    ours.summary.stale_pinned_witnesses.append(StaleRecord("w1", "some-class", []))
     assert "`oracles/divergences.json` no longer shows" in markdown.render(ours)
 
 
