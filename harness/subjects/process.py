@@ -47,7 +47,7 @@ PANIC_WINDOW: Final = 64 * 1024
 _PANIC: Final = re.compile(r"thread '[^']*' panicked at [^\n]*\n[^\n]*")
 #: The thread id Rust prints after a panicking thread's name (it varies run to run).
 _THREAD_ID: Final = re.compile(r"(thread '[^']*') \(\d+\)")
-#: The build machine's folder before a Rust source path (``/home/runner/work/x/x/`` in a
+#: The build machine's folder before a Rust source path (``/srv/runner/x/x/`` in a
 #: panic's location): not the subject's behaviour, and a path outside any repository.
 _BUILD_FOLDER: Final = re.compile(r"(?<![\w.])/(?:[^/\s:]+/)*?(?=[^/\s:]+/src/[^\s:]+\.rs:\d)")
 
