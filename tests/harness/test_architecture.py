@@ -183,19 +183,24 @@ def test_the_test_bites(tmp_path: Path) -> None:
     assert cycles(copy), "core/outcome <-> core/observation is a cycle"
 
 
+def every_import(path: Path, root: Path) -> list[tuple[int, str]]:
+    """Each import of ``path`` at any depth, as (line, absolute module name), in order."""
+    targets = harness_imports(path, root)
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            targets += [(node.lineno, a.name) for a in node.names]
+        elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+            targets.append((node.lineno, node.module))
+    return sorted(set(targets))
+
+
 def judge_reaches(root: Path = HARNESS) -> list[str]:
     """Imports by which the judge could run a subject: of ``harness/subjects/`` or of
     ``implementation/`` (the code it judges), at any depth. The judge has what it must
     run again run by the replayer it is handed (``harness/judge/replay.py``)."""
     problems: list[str] = []
     for path in sorted((root / "judge").rglob("*.py")):
-        targets = harness_imports(path, root)
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if isinstance(node, ast.Import):
-                targets += [(node.lineno, a.name) for a in node.names]
-            elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
-                targets.append((node.lineno, node.module))
-        for line, target in sorted(set(targets)):
+        for line, target in every_import(path, root):
             if target.split(".")[0] == "implementation" or target.startswith(
                     "harness.subjects"):
                 problems.append(f"{path.relative_to(root.parent)}:{line}: the judge imports "
@@ -219,13 +224,7 @@ def recogniser_reaches(root: Path = HARNESS) -> list[str]:
         if "recognisers" not in path.relative_to(root).parts[2:] \
                 and path.stem != "recognisers":
             continue
-        targets = harness_imports(path, root)
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if isinstance(node, ast.Import):
-                targets += [(node.lineno, a.name) for a in node.names]
-            elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
-                targets.append((node.lineno, node.module))
-        for line, target in sorted(set(targets)):
+        for line, target in every_import(path, root):
             if any(target == r or target.startswith(r + ".") for r in RUNNABLE):
                 problems.append(f"{path.relative_to(root.parent)}:{line}: a recogniser "
                                 f"imports {target}")
