@@ -210,6 +210,21 @@ def mutants(session: nox.Session) -> None:
     session.run("python", "tests/mutants.py", *session.posargs)
 
 
+#: The mutation tool of the campaign, pinned (harness/mutation/tool.py declares the same pin
+#: and refuses another version).
+COSMIC_RAY = "cosmic-ray==8.7.0"
+
+
+@nox.session(python=PYTHON, name="mutation-campaign")
+def mutation_campaign(session: nox.Session) -> None:
+    """A seeded sample of Cosmic Ray's mutants of implementation/ modules, each killed by a
+    short harness run, into reports/mutation-campaign.yaml (decision 0046):
+    ``-- --module M --sample N [--seed S] [--jobs J]`` (``--module all``: every semantic
+    module). Mutates a copy in a temporary folder, never the working tree."""
+    session.install("-e", ".[harness]", COSMIC_RAY)
+    session.run("python", "-m", "harness.mutation", *session.posargs)
+
+
 @nox.session(python=PYTHON)
 def coverage(session: nox.Session) -> None:
     """Reach: branch coverage of each semantic module of implementation/ from one default

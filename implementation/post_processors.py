@@ -14,7 +14,7 @@ segments are laid end to end. Deliberate differences:
   panics at encode with ``add_special_tokens``), a ``single`` template using
   ``$B`` (upstream panics at every single-sequence encode), and a special token
   whose ``ids`` and ``tokens`` differ in length (upstream silently misaligns
-  the encoding).
+  the encoding): rule ``template-incoherent``, in both modes (decision 0047).
 * A post-processor object without ``"type"`` is refused (``missing-field``);
   upstream's untagged fallback accepts it.
 * ``ByteLevel`` does not trim spans (``trim_offsets``) and keeps each token's sequence
@@ -126,12 +126,10 @@ def parse_template(node: Node) -> tuple[Piece, ...]:
 def parse_special_token(node: Node) -> SpecialToken:
     ids = tuple(element.u32() for element in node.field("ids").elements())
     tokens = tuple(element.str_() for element in node.field("tokens").elements())
-    # Not reached by the run (nor the two refusals of _check_template): upstream loads these
-    # templates and misaligns or panics later; the refusal is a strictness no divergence
-    # class records yet, so the generator keeps them out (tests/unit/test_post_processors.py).
-    if len(ids) != len(tokens):  # pragma: no cover
+    # Upstream loads such a template and misaligns the encoding (decision 0047).
+    if len(ids) != len(tokens):
         node.fail(
-            "invalid-value",
+            "template-incoherent",
             f"ids ({len(ids)}) and tokens ({len(tokens)}) differ in length "
             "(upstream misaligns the encoding)",
         )
@@ -151,15 +149,15 @@ def _piece_paths(template_node: Node) -> Iterable[tuple[Node, Piece]]:
 def _check_template(
     node: Node, specials: Mapping[str, SpecialToken], *, single: bool
 ) -> None:
-    """Refuse what upstream loads and then panics on (see the module docstring)."""
+    """Refuse what upstream loads and then panics on (decision 0047)."""
     for piece_node, piece in _piece_paths(node):
-        if isinstance(piece, SpecialTokenPiece) and piece.id not in specials:  # pragma: no cover
+        if isinstance(piece, SpecialTokenPiece) and piece.id not in specials:
             piece_node.fail(
-                "invalid-value",
+                "template-incoherent",
                 f"template names special token {excerpt(piece.id)}, absent from special_tokens",
             )
-        if single and isinstance(piece, SequencePiece) and piece.id == "B":  # pragma: no cover
-            piece_node.fail("invalid-value", "the single template uses sequence B")
+        if single and isinstance(piece, SequencePiece) and piece.id == "B":
+            piece_node.fail("template-incoherent", "the single template uses sequence B")
 
 
 # ---------------------------------------------------------------------------

@@ -37,6 +37,11 @@ LOAD_RULES: dict[str, str] = {
     "merge-prefix-splits-character": "Cutting continuing_subword_prefix's byte length off a "
     "merge's right part would split a UTF-8 character (upstream builds an invalid string).",
     "duplicate-id": "Two vocabulary strings share one id (upstream picks one at random).",
+    "template-incoherent": "A TemplateProcessing upstream loads but cannot run as written: "
+    "a template naming a special token absent from special_tokens, or a single template "
+    "using sequence B (upstream panics at encode), or a special token whose ids and tokens "
+    "differ in length (upstream misaligns the encoding). Refused in both modes; "
+    "decision 0047.",
     "dropout-out-of-range": "dropout outside [0, 1].",
     "dropout-nondeterministic": "0 < dropout < 1: upstream draws from an unseeded RNG; "
     "not reproducible.",

@@ -130,6 +130,14 @@ def strict_duplicate_id(ctx: Context, div: Divergence) -> frozenset[int]:
                 and _refused_where_broken(ctx, div, "duplicate-id"))
 
 
+def strict_template_incoherent(ctx: Context, div: Divergence) -> frozenset[int]:
+    """Upstream loads a TemplateProcessing it cannot run as written; the reference refuses
+    it in both modes by template-incoherent, at a path where the document really is
+    incoherent (``specification.template_incoherent_paths``; decision 0047)."""
+    return _yes(_strict_load(div, "template-incoherent")
+                and _refused_where_broken(ctx, div, "template-incoherent"))
+
+
 def strict_unreproducible_regex(ctx: Context, div: Divergence) -> frozenset[int]:
     ref = div.observation.subject
     return _yes(_strict_load(div, "unsupported-component") and isinstance(ref, Refused)
@@ -413,7 +421,7 @@ def strict_character_dropped(ctx: Context, div: Divergence) -> frozenset[int]:
 #: Predicates of the rules the reference keeps in both modes (see lenient_accounted_for).
 _BOTH_MODES: tuple[Predicate, ...] = (
     strict_unreproducible_regex, strict_regex_backtracking, strict_duplicate_id,
-    strict_dropout_nondeterministic,
+    strict_dropout_nondeterministic, strict_template_incoherent,
 )
 
 REGISTRY: dict[str, Predicate] = {

@@ -59,7 +59,7 @@ LLAMA_CHAIN = ("Replace", "ByteFallback", "Fuse", "Strip")
 STRICT_ONLY = frozenset({"byte-piece-lowercase", "byte-alphabet-incomplete", "decoder-shape",
                          "unk-token-not-in-vocabulary"})
 #: Every load rule this oracle derives from the document.
-LOAD_RULES = STRICT_ONLY | {"dropout-nondeterministic", "duplicate-id"}
+LOAD_RULES = STRICT_ONLY | {"dropout-nondeterministic", "duplicate-id", "template-incoherent"}
 
 
 def tier(rule: str) -> str:
@@ -109,7 +109,41 @@ def broken_rules(document: dict[str, Any]) -> dict[str, set[str]]:
     ids = [v for v in vocab.values() if isinstance(v, int)]
     if len(ids) != len(set(ids)):
         broken["duplicate-id"] = {"$.model.vocab"}
+    incoherent = set(template_incoherent_paths(document.get("post_processor"),
+                                               "$.post_processor"))
+    if incoherent:
+        broken["template-incoherent"] = incoherent
     return broken
+
+
+def template_incoherent_paths(processor: Any, path: str) -> list[str]:
+    """Where each TemplateProcessing of a post-processor (a Sequence's steps, nested ones
+    too) is incoherent (decision 0047): a special entry whose ids and tokens differ in
+    length (``special_tokens[key]``), a piece naming a special absent from
+    ``special_tokens`` (``single[k]``, ``pair[k]``), a ``single`` piece using sequence B."""
+    if not isinstance(processor, dict):
+        return []
+    if processor.get("type") == "Sequence" and isinstance(processor.get("processors"), list):
+        return [p for i, step in enumerate(processor["processors"])
+                for p in template_incoherent_paths(step, f"{path}.processors[{i}]")]
+    specials = processor.get("special_tokens")
+    if processor.get("type") != "TemplateProcessing" or not isinstance(specials, dict):
+        return []
+    found = [_key_path(f"{path}.special_tokens", key) for key, entry in specials.items()
+             if isinstance(entry, dict) and isinstance(entry.get("ids"), list)
+             and isinstance(entry.get("tokens"), list)
+             and len(entry["ids"]) != len(entry["tokens"])]
+    for field in ("single", "pair"):
+        pieces = processor.get(field)
+        for k, piece in enumerate(pieces if isinstance(pieces, list) else []):
+            if not isinstance(piece, dict) or len(piece) != 1:
+                continue
+            (kind, body), = piece.items()
+            name = body.get("id") if isinstance(body, dict) else None
+            if ((kind == "SpecialToken" and isinstance(name, str) and name not in specials)
+                    or (field == "single" and kind == "Sequence" and name == "B")):
+                found.append(f"{path}.{field}[{k}]")
+    return found
 
 
 def decoder_shape_path(decoder: Any) -> str | None:

@@ -316,12 +316,18 @@ def post_processors(draw: st.DrawFn, kind: PostProcessorKind, specials: Mapping[
     return {"type": "Sequence", "processors": steps}
 
 
-#: Template breakages both sides agree on: upstream's deserializer refuses the first four
-#: (as the reference does, by path); a pair template without ``$B`` loads on both and drops
-#: the second text. (Breakages only the reference refuses, such as a template naming a
-#: special absent from ``special_tokens``, have no divergence class and are not drawn.)
+#: Template breakages: upstream's deserializer refuses the first four (as the reference
+#: does, by path); a pair template without ``$B`` loads on both and drops the second text;
+#: the last four upstream loads and cannot run as written (a special absent from
+#: ``special_tokens`` in the single or the pair template, a single template using ``$B``,
+#: a special whose ids and tokens differ in length), which the reference refuses
+#: (class strict-template-incoherent, decision 0047).
 TEMPLATE_HAZARDS: Final = ("string", "sequence-c", "two-keys", "negative-type-id",
-                           "pair-without-b")
+                           "pair-without-b", "special-missing", "special-missing-pair",
+                           "single-uses-b", "ids-tokens-length")
+#: The name of the special a "special-missing" template names (never a key of its
+#: ``special_tokens``, which holds the document's own specials).
+MISSING_SPECIAL: Final = "[MISSING]"
 
 
 def _broken_template(built: JSON, how: str) -> JSON:
@@ -340,6 +346,16 @@ def _broken_template(built: JSON, how: str) -> JSON:
     elif how == "negative-type-id":
         (kind, body), = single[0].items()
         single[0] = {kind: {**body, "type_id": -1}}
+    elif how in ("special-missing", "special-missing-pair"):
+        (single if how == "special-missing" else pair).append(
+            _special(MISSING_SPECIAL, 0 if how == "special-missing" else 1))
+    elif how == "single-uses-b":
+        single.append(_sequence("B", 0))
+    elif how == "ids-tokens-length":
+        specials = {k: dict(v) for k, v in built["special_tokens"].items()}
+        first = sorted(specials)[0]
+        specials[first]["ids"] = [*specials[first]["ids"], *specials[first]["ids"]]
+        return {**built, "special_tokens": specials}
     else:
         pair = [p for p in pair if p.get("Sequence", {}).get("id") != "B"]
     return {**built, "single": single, "pair": pair}

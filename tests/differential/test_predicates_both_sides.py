@@ -151,6 +151,7 @@ WRONG: dict[str, Callable[[Case, Divergence], Divergence]] = {
     "strict-unk-token-not-in-vocabulary": lambda _, d: _elsewhere(d),
     "strict-dropout-nondeterministic": lambda _, d: _elsewhere(d),
     "strict-duplicate-id": lambda _, d: _elsewhere(d),
+    "strict-template-incoherent": lambda _, d: _elsewhere(d),
     "strict-unreproducible-regex": lambda _, d: _elsewhere(d),
     "strict-regex-backtracking": lambda _, d: _elsewhere(d),
     "upstream-panic-refused": lambda _, d: _elsewhere(d),

@@ -41,6 +41,7 @@ LAYERS: dict[str, float] = {
     "site": 6,
     "matrix": 7,
     "bench": 8,
+    "mutation": 8,
     "cli": 8.5,
     "__main__": 9,
     "__init__": 0,

@@ -21,7 +21,7 @@ from harness.judge.specification import (
     without_metaspace,
 )
 from harness.runs.replay import CaseReplayer
-from harness.subjects.reference import STRICT
+from harness.subjects.reference import LENIENT, STRICT
 
 BYTES = {f"<0x{b:02X}>": b + 3 for b in range(256)}
 LLAMA = {"type": "Sequence", "decoders": [
@@ -200,3 +200,53 @@ def test_a_literal_byte_spelling_in_the_text_is_no_byte_piece() -> None:
     model = copy.deepcopy(document()["model"])
     literal = _encoded(["<0x58>"], [(0, 6)])
     assert byte_piece_violations(literal, ("<0x58>",), model, plain=True) == {}
+
+
+def _template(**changes: Any) -> dict[str, Any]:
+    template: dict[str, Any] = {
+        "type": "TemplateProcessing",
+        "single": [{"SpecialToken": {"id": "<s>", "type_id": 0}},
+                   {"Sequence": {"id": "A", "type_id": 0}}],
+        "pair": [{"SpecialToken": {"id": "<s>", "type_id": 0}},
+                 {"Sequence": {"id": "A", "type_id": 0}},
+                 {"Sequence": {"id": "B", "type_id": 1}}],
+        "special_tokens": {"<s>": {"id": "<s>", "ids": [1], "tokens": ["<s>"]}}}
+    template.update(changes)
+    return template
+
+
+S, A, B = ({"SpecialToken": {"id": "</s>", "type_id": 0}},
+           {"Sequence": {"id": "A", "type_id": 0}},
+           {"Sequence": {"id": "B", "type_id": 0}})
+
+
+@pytest.mark.parametrize(("template", "path"), [
+    (_template(single=[A, S]), "$.post_processor.single[1]"),
+    (_template(pair=[A, B, S]), "$.post_processor.pair[2]"),
+    (_template(single=[A, B]), "$.post_processor.single[1]"),
+    (_template(special_tokens={"<s>": {"id": "<s>", "ids": [1, 1], "tokens": ["<s>"]}}),
+     "$.post_processor.special_tokens['<s>']"),
+    ({"type": "Sequence", "processors": [{"type": "ByteLevel", "add_prefix_space": False,
+                                          "trim_offsets": False, "use_regex": True},
+                                         _template(pair=[S, A, B])]},
+     "$.post_processor.processors[1].pair[0]"),
+])
+def test_an_incoherent_template_is_found_where_the_reference_refuses_it(
+        template: dict[str, Any], path: str) -> None:
+    """Decision 0047: each incoherent place, with the path the reference's refusal names."""
+    doc = document(post_processor=template)
+    assert broken_rules(doc) == {"template-incoherent": {path}}
+    for side in (STRICT, LENIENT):
+        refused = side.load(Case(doc).document_json())
+        assert isinstance(refused, Refused)
+        assert (refused.rule, refused.path) == ("template-incoherent", path)
+    case = Case(doc)
+    assert Specification(case, CaseReplayer()).check(_load(case, Loaded()))
+    elsewhere = Refused("template-incoherent", "", "$.post_processor.single[0]")
+    assert Specification(case, CaseReplayer()).check(_load(case, elsewhere))
+    assert not Specification(case, CaseReplayer()).check(
+        _load(case, Refused("template-incoherent", "", path)))
+
+
+def test_a_coherent_template_breaks_no_template_rule() -> None:
+    assert broken_rules(document(post_processor=_template())) == {}

@@ -194,21 +194,21 @@ def test_missing_special_token_is_refused_by_name() -> None:
     # observed: upstream LOADS it, then panics at encode ("no entry found for key") with
     # add_special_tokens=True, and encodes [(3,'a'), (4,'b')] with add_special_tokens=False.
     error = refusal(variant(single=[special("</s>", 0), seq("A", 0)]))
-    assert (error.rule, error.path) == ("invalid-value", "$.post_processor.single[0]")
+    assert (error.rule, error.path) == ("template-incoherent", "$.post_processor.single[0]")
     assert "'</s>'" in error.message
 
 
 def test_missing_special_token_in_pair_is_refused() -> None:
     # observed: upstream loads it and encodes a single sequence fine; the pair would panic.
     error = refusal(variant(pair=[special("</s>", 0), seq("A", 0), seq("B", 0)]))
-    assert (error.rule, error.path) == ("invalid-value", "$.post_processor.pair[0]")
+    assert (error.rule, error.path) == ("template-incoherent", "$.post_processor.pair[0]")
 
 
 def test_single_template_using_b_is_refused() -> None:
     # observed: upstream loads it and panics at encode ("index out of bounds: the len is 1 but the
     # index is 1").
     error = refusal(variant(single=[seq("B", 0)]))
-    assert (error.rule, error.path) == ("invalid-value", "$.post_processor.single[0]")
+    assert (error.rule, error.path) == ("template-incoherent", "$.post_processor.single[0]")
 
 
 def test_ids_and_tokens_of_different_lengths_are_refused() -> None:
@@ -217,7 +217,8 @@ def test_ids_and_tokens_of_different_lengths_are_refused() -> None:
     error = refusal(
         variant(special_tokens={"<s>": {"id": "<s>", "ids": [1, 2], "tokens": ["<s>"]}})
     )
-    assert (error.rule, error.path) == ("invalid-value", "$.post_processor.special_tokens['<s>']")
+    assert (error.rule, error.path) == ("template-incoherent",
+                                        "$.post_processor.special_tokens['<s>']")
 
 
 # Each of these fails to load upstream: "data did not match any variant of untagged enum

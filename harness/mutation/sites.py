@@ -1,0 +1,84 @@
+"""What a mutant's site is, read from the unmutated module's syntax tree.
+
+``annotation``: the site lies inside a type annotation. Every module of implementation/
+starts with ``from __future__ import annotations``, so no annotation is ever evaluated
+and such a mutant is equivalent by construction: it is counted, never run.
+``message``: the site lies inside the last argument of an ``...Error(...)`` call, the
+message (the rule and JSON path come first): a survivor there changes only an error's
+wording and is set apart. Anything else is ``code``. Decision 0046.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+from typing import Literal
+
+Site = Literal["annotation", "message", "code"]
+
+
+@dataclass(frozen=True)
+class _Span:
+    start: tuple[int, int]
+    end: tuple[int, int]
+
+    def holds(self, at: tuple[int, int]) -> bool:
+        return self.start <= at < self.end
+
+
+class Sites:
+    """The annotation and message spans of one module's source (character columns, as
+    Cosmic Ray counts them)."""
+
+    def __init__(self, source: str) -> None:
+        self._lines = source.splitlines()
+        tree = ast.parse(source)
+        self.future_annotations = any(
+            isinstance(node, ast.ImportFrom) and node.module == "__future__"
+            and any(alias.name == "annotations" for alias in node.names)
+            for node in tree.body)
+        self._annotations: list[_Span] = []
+        self._messages: list[_Span] = []
+        for node in ast.walk(tree):
+            for annotation in _annotations_of(node):
+                self._annotations.append(self._span(annotation))
+            if (isinstance(node, ast.Call) and node.args
+                    and _callee(node.func).endswith("Error")):
+                self._messages.append(self._span(node.args[-1]))
+
+    def _column(self, line: int, byte_offset: int) -> int:
+        text = self._lines[line - 1] if 0 < line <= len(self._lines) else ""
+        return len(text.encode("utf-8")[:byte_offset].decode("utf-8", errors="ignore"))
+
+    def _span(self, node: ast.expr) -> _Span:
+        end_line = node.end_lineno if node.end_lineno is not None else node.lineno
+        end_col = node.end_col_offset if node.end_col_offset is not None else node.col_offset
+        return _Span((node.lineno, self._column(node.lineno, node.col_offset)),
+                     (end_line, self._column(end_line, end_col)))
+
+    def kind(self, line: int, column: int) -> Site:
+        at = (line, column)
+        if self.future_annotations and any(s.holds(at) for s in self._annotations):
+            return "annotation"
+        if any(s.holds(at) for s in self._messages):
+            return "message"
+        return "code"
+
+
+def _annotations_of(node: ast.AST) -> list[ast.expr]:
+    found: list[ast.expr] = []
+    if isinstance(node, ast.arg) and node.annotation is not None:
+        found.append(node.annotation)
+    elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.returns is not None:
+        found.append(node.returns)
+    elif isinstance(node, ast.AnnAssign):
+        found.append(node.annotation)
+    return found
+
+
+def _callee(func: ast.expr) -> str:
+    if isinstance(func, ast.Name):
+        return func.id
+    if isinstance(func, ast.Attribute):
+        return func.attr
+    return ""
