@@ -25,6 +25,7 @@ from typing import Any
 
 from ..core.observation import Observation
 from ..core.outcome import Crashed, Decoded, Encoded, Loaded, Outcome, Refused
+from ..core.regex_read import DECLARED_READ
 from . import span_predicates
 from .compare import Divergence
 from .context import (
@@ -139,10 +140,17 @@ def strict_template_incoherent(ctx: Context, div: Divergence) -> frozenset[int]:
 
 
 def strict_unreproducible_regex(ctx: Context, div: Divergence) -> frozenset[int]:
+    """Our side: the refused Regex is not one the reader declares it reads in the dialect
+    of the component holding it (``core.regex_read.DECLARED_READ``)."""
     ref = div.observation.subject
-    return _yes(_strict_load(div, "unsupported-component") and isinstance(ref, Refused)
-                and ref.path.endswith(".Regex")
-                and isinstance(_at_path(ctx.doc.raw, ref.path), str))
+    if not (_strict_load(div, "unsupported-component") and isinstance(ref, Refused)
+            and ref.path.endswith(".Regex")):
+        return NONE
+    source = _at_path(ctx.doc.raw, ref.path)
+    component = _at_path(ctx.doc.raw, ref.path.removesuffix(".pattern.Regex"))
+    dialect = component.get("type") if isinstance(component, dict) else None
+    return _yes(isinstance(source, str)
+                and source not in DECLARED_READ.get(str(dialect), frozenset()))
 
 
 def strict_regex_backtracking(ctx: Context, div: Divergence) -> frozenset[int]:

@@ -11,6 +11,7 @@ texts where the document loads, compared like any generated case.
 
 from __future__ import annotations
 
+import itertools
 from typing import Any, Final
 
 from harness.core.case import Case
@@ -22,6 +23,7 @@ from harness.strategies.regex_probes import (
     ONIGURUMA_READ,
     REPLACE_PROBES,
     REPLACE_READ,
+    REPLACE_READ_EACH,
     SPLIT_MALFORMED,
 )
 from harness.strategies.split_family import regex_split
@@ -31,6 +33,8 @@ JSON = dict[str, Any]
 #: Texts for the documents that load: the constructs of the read probes (a look-behind
 #: after 'a', 'bc', an anchor at either end, ``\x41``, ``\u00e9``, case folding, newlines).
 TEXTS: Final = ("abcd A's x.b\nxx é ab", "  \u00e9A\n", "yy x.$ aab ")
+#: Texts of the one-construct probes: ``TEXTS``, contractions in both cases, repeats.
+CONSTRUCT_TEXTS: Final = (*TEXTS, "it's THEY'RE we'll 'S", "aab abbc ababx xxy bba")
 
 
 def _base(pre_tokenizer: Any = None, normalizer: Any = None) -> JSON:
@@ -45,6 +49,23 @@ def _base(pre_tokenizer: Any = None, normalizer: Any = None) -> JSON:
                       "byte_fallback": False, "ignore_merges": False,
                       "continuing_subword_prefix": None, "end_of_word_suffix": None,
                       "vocab": vocab, "merges": [["a", "b"]]}}
+
+
+def _bigrams(pre_tokenizer: Any = None, normalizer: Any = None) -> JSON:
+    """A small classic document over ``CONSTRUCT_TEXTS`` whose merges join every pair of
+    neighbouring characters (in order of first appearance), so that a split or a
+    replacement in another place than the right reading's shows in the tokens."""
+    document = _base(pre_tokenizer, normalizer)
+    alphabet = sorted({char for text in CONSTRUCT_TEXTS for char in text})
+    vocab = {char: i for i, char in enumerate(alphabet)}
+    merges: list[list[str]] = []
+    for text in CONSTRUCT_TEXTS:
+        for left, right in itertools.pairwise(text):
+            if left + right not in vocab:
+                vocab[left + right] = len(vocab)
+                merges.append([left, right])
+    document["model"] = {**document["model"], "vocab": vocab, "merges": merges}
+    return document
 
 
 def _replace(source: str) -> JSON:
@@ -81,6 +102,12 @@ def declared_cases() -> list[Case]:
     """Every declared probe, one case each, in the tables' order."""
     read = [Case(_base(regex_split("|".join(ONIGURUMA_READ))), texts=TEXTS),
             Case(_base(normalizer=_replace(REPLACE_READ)), texts=TEXTS)]
+    # Each construct alone (joined, the first alternative "." takes every character), over
+    # texts with a match and near-misses around it.
+    read += [Case(_bigrams(regex_split(source)), texts=CONSTRUCT_TEXTS)
+             for source in ONIGURUMA_READ]
+    read += [Case(_bigrams(normalizer=_replace(source)), texts=CONSTRUCT_TEXTS)
+             for source in REPLACE_READ_EACH]
     split_sources = (*ONIGURUMA_PROBES, *ONIGURUMA_BROKEN)
     refused = [Case(_base(regex_split(source))) for source in split_sources]
     refused += [Case(_base(split_object)) for _, split_object in SPLIT_MALFORMED]
