@@ -14,7 +14,7 @@ from typing import Final
 ONIGURUMA_READ: Final = (
     ".", r"\w+", r"\W", r"\H", r"\n", r"\.", r"(?i:a\.b|\'s)", r"x{2}?", r"\P{L}", r"\p{^L}",
     r"(?<=a|bc)d", r"(?<!\s)x", r"(?>ab|a)c", r"\A\s", r"\s\z", r"\s\Z", r"\x41", r"\u00e9",
-    r"(b*a)+", r"[\d-]", r"[\x41-\x43]", r"x{1,2}+",
+    r"(b*a)+", r"[\d-]", r"[\x41-\x43]", r"x{1,2}+", r"x{1,2}?", r"[a+c]",
 )
 #: Constructs the Replace reader translates that the listed patterns rarely reach, as one
 #: pattern: anchors, a lazy and an exact repeat, escaped punctuation.

@@ -68,6 +68,15 @@ def _bigrams(pre_tokenizer: Any = None, normalizer: Any = None) -> JSON:
     return document
 
 
+def _long_word() -> Case:
+    """One word too long for the cache (over 256 UTF-8 bytes, no pre-tokenizer) under the
+    bigram merges: dense enough that the reference merges it piece by piece between the
+    places no merge crosses (the joins of the texts, the reversed copy), the same pieces
+    again and again (its piece cache)."""
+    joined = "".join(CONSTRUCT_TEXTS)
+    return Case(_bigrams(), texts=(joined * 3 + joined[::-1],))
+
+
 def _replace(source: str) -> JSON:
     return {"type": "Replace", "pattern": {"Regex": source}, "content": "x"}
 
@@ -108,6 +117,7 @@ def declared_cases() -> list[Case]:
              for source in ONIGURUMA_READ]
     read += [Case(_bigrams(normalizer=_replace(source)), texts=CONSTRUCT_TEXTS)
              for source in REPLACE_READ_EACH]
+    read.append(_long_word())
     split_sources = (*ONIGURUMA_PROBES, *ONIGURUMA_BROKEN)
     refused = [Case(_base(regex_split(source))) for source in split_sources]
     refused += [Case(_base(split_object)) for _, split_object in SPLIT_MALFORMED]

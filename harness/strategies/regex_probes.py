@@ -47,6 +47,7 @@ ONIGURUMA_PROBES: Final = (
     r"\pL",             # a property without braces
     r"\P{^L}",          # a doubly negated property
     "[]a]",             # a class with a leading ']'
+    "ab[]c]",           # the same, further into the pattern (its ']' looked for after it)
     "[a-c-e]",          # '-' after a range
     "[a[b]]",           # a nested class
     "[--a]",            # a range starting with '-'
@@ -94,6 +95,7 @@ REPLACE_PROBES: Final = (
     r"\x4",             # \x without two hex digits
     r"\ud800",          # a surrogate code point
     "[]a]",             # a class with a leading ']'
+    "ab[]c]",           # the same, further into the pattern (its ']' looked for after it)
     "[--a]",            # a range starting with '-'
     "[a-c-e]",          # '-' after a range
     "[a-[b]]",          # a nested class as a range's end
