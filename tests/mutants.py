@@ -15,7 +15,9 @@ runs, so a mutant's failure is the mutant's.
 from __future__ import annotations
 
 import argparse
+import inspect
 import sys
+import textwrap
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -37,6 +39,7 @@ from implementation import (
     loader,
     metaspace,
     normalizers,
+    oniguruma,
     patterns,
     post_processors,
     pre_tokenizers,
@@ -478,6 +481,23 @@ def template_specials_at_zero(mp: pytest.MonkeyPatch) -> None:
     mp.setattr(post_processors.TemplateProcessing, "_special_tokens", specials)
 
 
+# -- found by the mutation campaign (harness/mutation, decision 0046) ---------------------------
+def rewritten(owner: Any, name: str, old: str, new: str) -> Patch:
+    """The function ``owner.name`` with its source's one ``old`` replaced by ``new``,
+    compiled in its module's namespace: a campaign mutant, planted in-process."""
+
+    def patch(mp: pytest.MonkeyPatch) -> None:
+        function = inspect.unwrap(getattr(owner, name))
+        source = textwrap.dedent(inspect.getsource(function))
+        assert source.count(old) == 1, f"{name}: {old!r} is not in its source once"
+        namespace: dict[str, Any] = {}
+        exec(compile(source.replace(old, new), function.__code__.co_filename, "exec"),
+             function.__globals__, namespace)
+        mp.setattr(owner, name, namespace[name])
+
+    return patch
+
+
 MUTANTS: tuple[Mutant, ...] = (
     Mutant("merge ties broken rightmost", "bpe",
            lambda mp: mp.setattr(bpe, "_merge_all", ties_rightmost), {}, 500),
@@ -548,6 +568,34 @@ MUTANTS: tuple[Mutant, ...] = (
     Mutant("attention mask 0 on template specials", "encoding", specials_unattended,
            {"post_processor": "template"}),
     Mutant("byte offsets instead of characters", "tokenizer", byte_offsets),
+    # The campaign's survivors the declared probes now kill (harness/strategies/declared.py):
+    # each runs in every job, so the default mix at a few examples reaches them.
+    Mutant("long word: piece ends joined with <<", "bpe",
+           rewritten(bpe.BpeModel, "long_word_columns",
+                     "islice(alive, 1, None)] + [ends[last]]",
+                     "islice(alive, 1, None)] << [ends[last]]"), {}, 20),
+    Mutant("long word: piece cache gives survivor indices as ids", "bpe",
+           rewritten(bpe.BpeModel, "_merge_pieces", "merged.extend(known[1])",
+                     "merged.extend(known[0])"), {}, 20),
+    Mutant("long word: cut at any pair no merge joins", "bpe",
+           rewritten(bpe.BpeModel, "_cuts", "if pair not in inside and len(pair) == 2",
+                     "if pair not in inside or len(pair) == 2"), {}, 20),
+    Mutant("(?i:...) alternative of several letters read as its first", "oniguruma",
+           rewritten(oniguruma._Parser, "_case_insensitive_body",
+                     "items[0] if len(items) == 1 else", "items[0] if not len(items) == 1 else"),
+           {}, 20),
+    Mutant("repeat width shifted instead of multiplied", "oniguruma",
+           rewritten(oniguruma, "_width", "else high * node.high", "else high >> node.high"),
+           {}, 20),
+    Mutant("class item before '-' read as a range", "oniguruma",
+           rewritten(oniguruma._Parser, "_at_range_dash", 'self._peek() == "-"',
+                     'self._peek() < "-"'), {}, 20),
+    Mutant("x{m,n}? read as an optional exact repeat", "oniguruma",
+           rewritten(oniguruma._Parser, "_quantified", '.count(",") == 0', '.count(",") != 0'),
+           {}, 20),
+    Mutant("leading ']' looked for from twice the offset", "oniguruma",
+           rewritten(oniguruma._Parser, "_char_class", "self.src[self.pos + 1:]",
+                     "self.src[self.pos << 1:]"), {}, 20),
 )
 
 #: The mutants CI runs on every change (one per family); ``nox -s mutants`` runs all.
