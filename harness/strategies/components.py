@@ -292,7 +292,7 @@ def templates(draw: st.DrawFn, specials: Mapping[str, int],
         eos = "</s>" if "</s>" in specials else draw(st.sampled_from(names))
     built = template(bos, eos, specials)
     if hazard and draw(chance(hazard)):
-        return _broken_template(built, draw(st.sampled_from(TEMPLATE_HAZARDS)))
+        return broken_template(built, draw(st.sampled_from(TEMPLATE_HAZARDS)))
     return built
 
 
@@ -322,15 +322,16 @@ def post_processors(draw: st.DrawFn, kind: PostProcessorKind, specials: Mapping[
 #: ``special_tokens`` in the single or the pair template, a single template using ``$B``,
 #: a special whose ids and tokens differ in length), which the reference refuses
 #: (class strict-template-incoherent, decision 0047).
+INCOHERENT_TEMPLATE_HAZARDS: Final = ("special-missing", "special-missing-pair",
+                                      "single-uses-b", "ids-tokens-length")
 TEMPLATE_HAZARDS: Final = ("string", "sequence-c", "two-keys", "negative-type-id",
-                           "pair-without-b", "special-missing", "special-missing-pair",
-                           "single-uses-b", "ids-tokens-length")
+                           "pair-without-b", *INCOHERENT_TEMPLATE_HAZARDS)
 #: The name of the special a "special-missing" template names (never a key of its
 #: ``special_tokens``, which holds the document's own specials).
 MISSING_SPECIAL: Final = "[MISSING]"
 
 
-def _broken_template(built: JSON, how: str) -> JSON:
+def broken_template(built: JSON, how: str) -> JSON:
     single = [dict(p) for p in built["single"]]
     pair = [dict(p) for p in built["pair"]]
     if how == "string":

@@ -15,7 +15,12 @@ import itertools
 from typing import Any, Final
 
 from harness.core.case import Case
-from harness.strategies.components import REGEX_REFUSED
+from harness.strategies.components import (
+    INCOHERENT_TEMPLATE_HAZARDS,
+    REGEX_REFUSED,
+    broken_template,
+    template,
+)
 from harness.strategies.malformed import MALFORMATIONS
 from harness.strategies.regex_probes import (
     ONIGURUMA_BROKEN,
@@ -91,9 +96,9 @@ def _component_probes() -> list[Case]:
     """Component shapes the generator draws too rarely to count on: a template in the
     string form (both sides refuse it), Strip windows that cross (upstream panics: class
     strip-decoder-panic), ByteFallback over pieces spelled like bytes that are not
-    (``<0xZZ>``, ``<0x+1>``: both keep them as text), and a decoder chain too long to show
-    whole in the decoder-shape refusal."""
-    template = _with(post_processor={
+    (``<0xZZ>``, ``<0x+1>``: both keep them as text), a decoder chain too long to show
+    whole in the decoder-shape refusal, and each incoherent template."""
+    template_string = _with(post_processor={
         "type": "TemplateProcessing", "single": "$A", "pair": "$A $B", "special_tokens": {}})
     crossing = _with(decoder={"type": "Strip", "content": " ", "start": 2, "stop": 2})
     odd = _base()
@@ -103,8 +108,14 @@ def _component_probes() -> list[Case]:
     chain["model"]["byte_fallback"] = True
     chain["model"]["vocab"].update({f"<0x{b:02X}>": 200 + b for b in range(256)})
     chain["decoder"] = {"type": "Sequence", "decoders": [{"type": "Fuse"}] * 8}
-    return [Case(template), Case(crossing, texts=TEXTS[:1], id_runs=((1, 2, 3),)),
-            Case(odd, id_runs=((100, 101, 102),)), Case(chain)]
+    # Templates upstream loads and cannot run as written (strict-template-incoherent,
+    # decision 0047), one per hazard, over a special of the vocabulary.
+    vocab = _base()["model"]["vocab"]
+    incoherent = [Case(_with(post_processor=broken_template(
+        template("a", "b", {"a": vocab["a"], "b": vocab["b"]}), how)), texts=TEXTS[:1])
+        for how in INCOHERENT_TEMPLATE_HAZARDS]
+    return [Case(template_string), Case(crossing, texts=TEXTS[:1], id_runs=((1, 2, 3),)),
+            Case(odd, id_runs=((100, 101, 102),)), Case(chain), *incoherent]
 
 
 def declared_cases() -> list[Case]:
