@@ -43,6 +43,7 @@ from implementation import (
     patterns,
     post_processors,
     pre_tokenizers,
+    split,
     tokenizer,
 )
 
@@ -596,6 +597,13 @@ MUTANTS: tuple[Mutant, ...] = (
     Mutant("leading ']' looked for from twice the offset", "oniguruma",
            rewritten(oniguruma._Parser, "_char_class", "self.src[self.pos + 1:]",
                      "self.src[self.pos << 1:]"), {}, 20),
+    Mutant("empty group repeated counted one character wide", "oniguruma",
+           rewritten(oniguruma, "_width", "if high == 0:\n            return 0, 0",
+                     "if high == 0:\n            return 0, 1"), {}, 20),
+    Mutant("MergedWithNext folds into the last part", "split",
+           rewritten(split, "kept_ranges", "out[-1][0] = start", "out[0][0] = start"), {}, 20),
+    Mutant("Punctuation's {} unit refused", "split",
+           rewritten(split, "behavior_from_json", "unit == {}", "unit is {}"), {}, 20),
 )
 
 #: The mutants CI runs on every change (one per family); ``nox -s mutants`` runs all.

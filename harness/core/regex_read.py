@@ -21,7 +21,8 @@ ONIGURUMA_READ: Final = (
 REPLACE_READ: Final = r"\Ax+?|y{2}|\.|\$"
 #: Replace constructs read, each a probe of its own (``declared``): look-behinds over exact
 #: repeats, whose fixed width the reader computes (a wrong width refuses them).
-REPLACE_READ_EACH: Final = (r"(?<=a{2})b", r"(?<=ab{2})c", r"(?<=(?:ab){2})x")
+REPLACE_READ_EACH: Final = (r"(?<=a{2})b", r"(?<=ab{2})c", r"(?<=(?:ab){2})x",
+                            r"(?<=a(?:)*)b")
 
 #: Each dialect's declared reads: a refusal of one of these is the reader's bug, never the
 #: strictness of decision 0031.

@@ -22,6 +22,7 @@ from harness.strategies.components import (
     template,
 )
 from harness.strategies.malformed import MALFORMATIONS
+from harness.strategies.profile import SPLIT_BEHAVIOR
 from harness.strategies.regex_probes import (
     ONIGURUMA_BROKEN,
     ONIGURUMA_PROBES,
@@ -31,7 +32,7 @@ from harness.strategies.regex_probes import (
     REPLACE_READ_EACH,
     SPLIT_MALFORMED,
 )
-from harness.strategies.split_family import regex_split
+from harness.strategies.split_family import punctuation, regex_split, split
 
 JSON = dict[str, Any]
 
@@ -129,6 +130,11 @@ def declared_cases() -> list[Case]:
     read += [Case(_bigrams(normalizer=_replace(source)), texts=CONSTRUCT_TEXTS)
              for source in REPLACE_READ_EACH]
     read.append(_long_word())
+    # Each Split behaviour, both ways of invert, and Punctuation's unit written {}: a part
+    # folded into the wrong neighbour shows in the bigram merges.
+    read += [Case(_bigrams(split({"String": " "}, behavior, invert)), texts=CONSTRUCT_TEXTS)
+             for behavior in sorted(SPLIT_BEHAVIOR) for invert in (False, True)]
+    read.append(Case(_bigrams(punctuation({"Isolated": {}})), texts=CONSTRUCT_TEXTS))
     split_sources = (*ONIGURUMA_PROBES, *ONIGURUMA_BROKEN)
     refused = [Case(_base(regex_split(source))) for source in split_sources]
     refused += [Case(_base(split_object)) for _, split_object in SPLIT_MALFORMED]
