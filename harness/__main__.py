@@ -153,6 +153,9 @@ def _parser() -> Parser:
     orc.add_argument("--adopt-witnesses", type=Path, metavar="REPORT",
                      help="pin each class witness of a conformance report into "
                           "oracles/divergences.json")
+    orc.add_argument("--new-classes-only", action="store_true",
+                     help="with --adopt-witnesses: pin only classes without a pinned "
+                          "witness (the others keep theirs)")
     orc.add_argument("--root", type=Path, default=Path("."),
                      help="the repository to read and write (default: the current folder)")
 

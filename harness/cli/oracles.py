@@ -50,8 +50,9 @@ def run(args: argparse.Namespace) -> int:
                 target, data, notes = adopt_subject_witnesses(
                     args.adopt_witnesses, root, args.adopt_witnesses.as_posix())
             else:
-                data, notes = witnesses.adopt_witnesses(args.adopt_witnesses, root,
-                                                      args.adopt_witnesses.as_posix())
+                data, notes = witnesses.adopt_witnesses(
+                    args.adopt_witnesses, root, args.adopt_witnesses.as_posix(),
+                    new_classes_only=args.new_classes_only)
                 target = layout.oracle_path(root, layout.DIVERGENCES)
         except ValueError as exc:
             raise UsageError(str(exc)) from None

@@ -132,11 +132,12 @@ def _minimal_case(case: Case, selector: Mapping[str, Any]) -> Case:
     return case
 
 
-def adopt_witnesses(report_path: Path, root: Path, display_path: str | None = None
-                    ) -> tuple[Json, list[str]]:
+def adopt_witnesses(report_path: Path, root: Path, display_path: str | None = None, *,
+                    new_classes_only: bool = False) -> tuple[Json, list[str]]:
     """Pin each class witness of a conformance report (replacing that class's pinned
-    row; classes the report has no witness for keep theirs). Returns the new
-    divergences.json data and one line per class adopted or skipped."""
+    row; classes the report has no witness for keep theirs; with ``new_classes_only``,
+    every class already pinned keeps its row). Returns the new divergences.json data and
+    one line per class adopted or skipped."""
     from ..runs.generated import evaluate  # runs upstream: never imported by the replay
     from ..subjects import upstream
 
@@ -155,6 +156,9 @@ def adopt_witnesses(report_path: Path, root: Path, display_path: str | None = No
             continue
         if class_id not in known:
             notes.append(f"skipped {class_id}: not a class of the registry")
+            continue
+        if new_classes_only and any(row.get("class") == class_id for row in rows.values()):
+            notes.append(f"kept {class_id}: already pinned")
             continue
         case = Case.from_json(witness.case)
         selector = {"track": witness.track, "operation": witness.operation,
