@@ -26,7 +26,10 @@ ROOT = Path(__file__).resolve().parents[2]
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m harness.mutation",
                                      description=(__doc__ or "").split("\n\n")[0])
-    parser.add_argument("--module", action="append", required=True,
+    parser.add_argument("--retriage", action="store_true",
+                        help="apply the current triage file to --report's survivors "
+                             "and rewrite it (runs nothing)")
+    parser.add_argument("--module", action="append", default=[],
                         help="a module of implementation/ (repeatable), or 'all'")
     parser.add_argument("--sample", type=int, default=40, help="mutants per module (40)")
     parser.add_argument("--seed", type=int, default=0, help="the sample's seed (0)")
@@ -42,8 +45,29 @@ def _usage(message: str) -> int:
     return 2
 
 
+def _retriage(path: Path) -> int:
+    from harness.core.canonical import read_yaml
+
+    try:
+        triage = Triage()
+        data = read_yaml(path)
+        modules = data["modules"]
+        tool_name = data["tool"]
+    except (OSError, TriageError, KeyError, TypeError) as exc:
+        return _usage(f"--retriage {path}: {exc}")
+    sections = {name: report.retriaged(section, triage, name)
+                for name, section in modules.items()}
+    report.write(path, sections, tool_name)
+    print("\n".join(report.lines(list(sections.items()))))
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
+    if args.retriage:
+        return _retriage(args.report)
+    if not args.module:
+        return _usage("--module M is required (or --retriage)")
     modules = list(report.CAMPAIGN_MODULES) if "all" in args.module else args.module
     unknown = [m for m in modules if m not in killer.NARROWING]
     if unknown:

@@ -46,6 +46,8 @@ def _category(outcome: Outcome, site: str, triage: Triage, module: str) -> str:
     verdict = triage.verdict(module, outcome.diff)
     if verdict is not None and verdict.verdict == "equivalent":
         return "equivalent"
+    if verdict is not None and verdict.verdict == "message-only":
+        return "message_only"
     return "message_only" if site == "message" else "survived"
 
 
@@ -94,6 +96,35 @@ def module_section(root: Path, module: str, campaign: Campaign, triage: Triage, 
         "survivors": survivors,
         "killed_mutants": killed,
     }
+
+
+def retriaged(section: Mapping[str, Any], triage: Triage, module: str) -> dict[str, Any]:
+    """``section`` with each survivor triaged again by the current triage file (its
+    category, the counts and the score follow), without running anything."""
+    out = dict(section)
+    survivors = []
+    for survivor in section["survivors"]:
+        entry = dict(survivor)
+        if entry["category"] in ("survived", "equivalent", "message_only"):
+            verdict = triage.verdict(module, entry["diff"])
+            site_message = entry["category"] == "message_only" and (
+                entry["triage"]["verdict"] == "message-only" and verdict is None)
+            if verdict is not None:
+                entry["triage"] = {"verdict": verdict.verdict, "argument": verdict.argument}
+                entry["category"] = {"equivalent": "equivalent", "message-only":
+                                     "message_only"}.get(verdict.verdict, "survived")
+            elif not site_message:
+                entry["triage"] = {"verdict": "open", "argument": "not triaged yet"}
+                entry["category"] = "survived"
+        survivors.append(entry)
+    out["survivors"] = survivors
+    for key in ("survived", "equivalent", "message_only"):
+        out[key] = sum(1 for s in survivors if s["category"] == key)
+    judged = out["sampled"] - out["equivalent"] - out["message_only"] - out["no_test"]
+    caught = out["killed"] + out["timed_out"]
+    score = 100.0 * caught / judged if judged else 100.0
+    out["score_percent"], out["meets_target"] = round(score, 1), score >= TARGET
+    return out
 
 
 def write(path: Path, sections: Mapping[str, dict[str, Any]], tool: str) -> dict[str, Any]:

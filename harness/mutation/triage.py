@@ -1,7 +1,9 @@
 """The triage of surviving mutants (``triage.yaml`` beside this module): each entry names a
 module and the lines the mutant changes (its diff's ``-``/``+`` lines, stripped), and says
-``equivalent`` (with the argument that no input tells the two apart) or ``hole`` (what the
-harness lacks; such a mutant stays counted as survived). A survivor matching no entry is
+``equivalent`` (with the argument that no input tells the two apart), ``message-only`` (it
+changes an error message's wording and nothing else, where the site detector of
+``sites.py`` cannot tell) or ``hole`` (what the harness lacks; such a mutant stays counted
+as survived). A survivor matching no entry is
 ``open``. Decision 0046.
 """
 
@@ -15,7 +17,7 @@ from typing import Final
 from harness.core.canonical import read_yaml
 
 TRIAGE_FILE: Final = Path(__file__).with_name("triage.yaml")
-VERDICTS: Final = ("equivalent", "hole")
+VERDICTS: Final = ("equivalent", "message-only", "hole")
 
 
 class TriageError(ValueError):

@@ -126,3 +126,21 @@ def test_every_campaign_module_has_a_narrowing_that_draws() -> None:
     for narrowing in NARROWING.values():
         cases(**narrowing)  # a dimension or option that does not exist raises here
     assert (ROOT / "implementation" / "oniguruma.py").is_file()
+
+
+def test_retriage_applies_a_new_verdict_without_running(tmp_path: Path) -> None:
+    module = tmp_path / "implementation" / "m.py"
+    module.parent.mkdir()
+    module.write_text(SOURCE, encoding="utf-8")
+    outcomes = [tool.Outcome(_spec("a", 0, 4, 9), "normal", "killed", DIFF, "failure: x"),
+                tool.Outcome(_spec("a", 1, 6, 12), "normal", "survived", DIFF, "")]
+    empty = tmp_path / "none.yaml"
+    section = report.module_section(tmp_path, "m", tool.Campaign(2, 0, outcomes, 1.0, 2.0),
+                                    Triage(empty), sample=2, seed=0, killer={})
+    assert (section["survived"], section["score_percent"]) == (1, 50.0)
+    triage = tmp_path / "triage.yaml"
+    triage.write_text("- module: m\n  change: ['-return [x * 2]', '+return [x / 2]']\n"
+                      "  verdict: equivalent\n  argument: because\n", encoding="utf-8")
+    again = report.retriaged(section, Triage(triage), "m")
+    assert (again["survived"], again["equivalent"], again["score_percent"]) == (0, 1, 100.0)
+    assert again["survivors"][0]["triage"] == {"verdict": "equivalent", "argument": "because"}
