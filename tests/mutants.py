@@ -602,6 +602,8 @@ MUTANTS: tuple[Mutant, ...] = (
                      "if high == 0:\n            return 0, 1"), {}, 20),
     Mutant("MergedWithNext folds into the last part", "split",
            rewritten(split, "kept_ranges", "out[-1][0] = start", "out[0][0] = start"), {}, 20),
+    Mutant("Strip windows limited to 128", "decoders",
+           lambda mp: mp.setattr(decoders, "_USIZE_LIMIT", 2 * 64), {}, 20),
     Mutant("Punctuation's {} unit refused", "split",
            rewritten(split, "behavior_from_json", "unit == {}", "unit is {}"), {}, 20),
 )

@@ -96,12 +96,14 @@ def _with(**fields: Any) -> JSON:
 def _component_probes() -> list[Case]:
     """Component shapes the generator draws too rarely to count on: a template in the
     string form (both sides refuse it), Strip windows that cross (upstream panics: class
-    strip-decoder-panic), ByteFallback over pieces spelled like bytes that are not
-    (``<0xZZ>``, ``<0x+1>``: both keep them as text), a decoder chain too long to show
-    whole in the decoder-shape refusal, and each incoherent template."""
+    strip-decoder-panic) and one wider than any token, ByteFallback over pieces spelled
+    like bytes that are not (``<0xZZ>``, ``<0x+1>``: both keep them as text), a decoder
+    chain too long to show whole in the decoder-shape refusal, and each incoherent
+    template."""
     template_string = _with(post_processor={
         "type": "TemplateProcessing", "single": "$A", "pair": "$A $B", "special_tokens": {}})
     crossing = _with(decoder={"type": "Strip", "content": " ", "start": 2, "stop": 2})
+    wide = _with(decoder={"type": "Strip", "content": " ", "start": 300, "stop": 0})
     odd = _base()
     odd["model"]["vocab"].update({"<0xZZ>": 100, "<0x+1>": 101, "<0x41>": 102})
     odd["decoder"] = {"type": "ByteFallback"}
@@ -116,7 +118,8 @@ def _component_probes() -> list[Case]:
         template("a", "b", {"a": vocab["a"], "b": vocab["b"]}), how)), texts=TEXTS[:1])
         for how in INCOHERENT_TEMPLATE_HAZARDS]
     return [Case(template_string), Case(crossing, texts=TEXTS[:1], id_runs=((1, 2, 3),)),
-            Case(odd, id_runs=((100, 101, 102),)), Case(chain), *incoherent]
+            Case(wide, id_runs=((1, 2, 3),)), Case(odd, id_runs=((100, 101, 102),)),
+            Case(chain), *incoherent]
 
 
 def declared_cases() -> list[Case]:
