@@ -9,10 +9,12 @@ docs/decisions/0035-tokenizers-api-generations.md, findings in ``FINDINGS.md``.
 
 from __future__ import annotations
 
+import json
 import re
+from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
-from ...core.outcome import Encoded, Loaded, Refused
+from ...core.outcome import Crashed, Decoded, Encoded, Loaded, Refused
 from ...judge.compare import Divergence
 from ...judge.predicates import ALL, NONE, Context, Predicate
 
@@ -195,7 +197,137 @@ def dropout_sampled_differently(ctx: Context, div: Divergence) -> frozenset[int]
     return ALL if "".join(ours.tokens) == "".join(theirs.tokens) else NONE
 
 
+def _text_of(document: Mapping[str, Any]) -> str:
+    """A changed document as the replayer names it (its JSON text)."""
+    return json.dumps(document, ensure_ascii=False, sort_keys=True)
+
+
+def unknowns_not_fused_with_affixes(ctx: Context, div: Divergence) -> frozenset[int]:
+    """1.x does not follow ``fuse_unk: true`` on a BPE model with a non-empty
+    ``continuing_subword_prefix`` or ``end_of_word_suffix``: each unknown piece is its own
+    unk token, where 0.23.1 fuses a run of them into one. Checked on both sides: the
+    pinned version, replayed with ``fuse_unk: false``, gives exactly the subject's ids and
+    tokens (and the same type ids and attention mask), and its own answer differs from
+    that replay (it did fuse)."""
+    obs = div.observation
+    ours, theirs = obs.subject, obs.upstream
+    if obs.operation != "encode" or not isinstance(ours, Encoded) \
+            or not isinstance(theirs, Encoded) or not isinstance(obs.input, str):
+        return NONE
+    doc = ctx.doc
+    if doc.model.get("type") != "BPE" or doc.fuse_unk is not True:
+        return NONE
+    if not (doc.continuing_subword_prefix or doc.end_of_word_suffix):
+        return NONE
+    unfused = dict(doc.raw, model={**doc.raw["model"], "fuse_unk": False})
+    replayed = ctx.replay.encode("upstream", _text_of(unfused), obs.input,
+                                 obs.option("pair"),
+                                 add_special_tokens=bool(obs.option("add_special_tokens")))
+    if not isinstance(replayed, Encoded) or replayed.ids == theirs.ids:
+        return NONE
+    same = (replayed.ids == ours.ids and replayed.tokens == ours.tokens
+            and (not ours.type_ids or replayed.type_ids == ours.type_ids)
+            and (not ours.attention_mask or replayed.attention_mask == ours.attention_mask))
+    return ALL if same else NONE
+
+
+def _added_ids(ctx: Context, *, special: bool | None = None,
+               normalized: bool | None = None) -> frozenset[int]:
+    """The ids of the document's added tokens with these flags (None: either)."""
+    return frozenset(
+        token["id"] for token in ctx.doc.added_tokens
+        if isinstance(token.get("id"), int)
+        and (special is None or bool(token.get("special")) is special)
+        and (normalized is None or bool(token.get("normalized")) is normalized))
+
+
+def _decoded_without(ctx: Context, ids: Sequence[int], left_out: frozenset[int]
+                     ) -> str | None:
+    """The pinned version's decode of ``ids`` with ``left_out`` taken out and every
+    other id kept (``skip_special_tokens: false``); None where it does not decode."""
+    kept = [i for i in ids if i not in left_out]
+    replayed = ctx.replay.decode("upstream", ctx.json, kept, skip_special_tokens=False)
+    return replayed.text if isinstance(replayed, Decoded) else None
+
+
+def normalized_specials_skipped(ctx: Context, div: Divergence) -> frozenset[int]:
+    """With ``skip_special_tokens: true``, 1.x skips a special added token whose
+    ``normalized`` is true like any special token; 0.23.1 keeps it (in its normalized
+    form) and skips only the specials with ``normalized: false``. Checked on both sides
+    by replaying the pinned version's decode with the specials kept on the ids minus a
+    set of them: the pinned answer is the ids minus the non-normalized specials, the
+    subject's the ids minus every special, and the ids hold a normalized special."""
+    obs = div.observation
+    ours, theirs = obs.subject, obs.upstream
+    if obs.operation != "decode" or obs.option("skip_special_tokens") is not True:
+        return NONE
+    if not isinstance(ours, Decoded) or not isinstance(theirs, Decoded) \
+            or not isinstance(obs.input, tuple):
+        return NONE
+    ids = obs.input
+    if not _added_ids(ctx, special=True, normalized=True) & set(ids):
+        return NONE
+    pinned = _decoded_without(ctx, ids, _added_ids(ctx, special=True, normalized=False))
+    skipped = _decoded_without(ctx, ids, _added_ids(ctx, special=True))
+    return ALL if pinned == theirs.text and skipped == ours.text else NONE
+
+
+def added_tokens_decoded_by_content(ctx: Context, div: Divergence) -> frozenset[int]:
+    """Before 0.23, decode gives an added token with ``normalized: true`` by its content;
+    0.23.1 gives it in its normalized form (``▁Wo`` for ``Wo`` under a Prepend, ``<x▁``
+    for ``<x>`` under a Replace of ``>``), and keeps a normalized special that skipping
+    would drop. Checked on both sides: the ids hold such a token, and the pinned version
+    replayed on the document with every added token's ``normalized`` set false gives
+    exactly the subject's text, where its own answer differs."""
+    obs = div.observation
+    ours, theirs = obs.subject, obs.upstream
+    if obs.operation != "decode" or not isinstance(ours, Decoded) \
+            or not isinstance(theirs, Decoded) or not isinstance(obs.input, tuple):
+        return NONE
+    if not _added_ids(ctx, normalized=True) & set(obs.input):
+        return NONE
+    plain = dict(ctx.doc.raw, added_tokens=[
+        {**token, "normalized": False} for token in ctx.doc.raw.get("added_tokens", [])])
+    replayed = ctx.replay.decode("upstream", _text_of(plain), list(obs.input),
+                                 skip_special_tokens=bool(obs.option("skip_special_tokens")))
+    ok = isinstance(replayed, Decoded) and replayed.text == ours.text != theirs.text
+    return ALL if ok else NONE
+
+
+#: The refusal's rule (its message without serde's position suffix).
+_OUT_OF_VOCABULARY: Final = re.compile(r"Token `(.*)` out of vocabulary", re.S)
+
+
+def merge_out_of_vocabulary_refused(ctx: Context, div: Divergence) -> frozenset[int]:
+    """Before 0.23, a merge naming a token outside the vocabulary is refused at load
+    ("Token `X` out of vocabulary"); 0.23.1 panics on some such files instead. Checked on
+    both sides: the subject refused naming a token that a merge holds (a part, or the
+    prefix-stripped part of a model with a ``continuing_subword_prefix``, or the merge's
+    result) and that is not a vocabulary string, and the pinned version panicked."""
+    obs = div.observation
+    refusal = obs.subject
+    if obs.operation != "load" or not isinstance(refusal, Refused) \
+            or not isinstance(obs.upstream, Crashed) or obs.upstream.kind != "panic":
+        return NONE
+    named = _OUT_OF_VOCABULARY.fullmatch(refusal.rule)
+    if named is None or named.group(1) in ctx.doc.vocab:
+        return NONE
+    prefix = ctx.doc.continuing_subword_prefix or ""
+    parts: set[str] = set()
+    for merge in ctx.doc.merges if isinstance(ctx.doc.merges, list) else []:
+        pair = merge.split(" ", 1) if isinstance(merge, str) else merge
+        if isinstance(pair, list) and len(pair) == 2 and all(isinstance(p, str) for p in pair):
+            parts.update(pair)
+            parts.update(p.removeprefix(prefix) for p in pair if prefix)
+            parts.add(pair[0] + pair[1].removeprefix(prefix))
+    return ALL if named.group(1) in parts else NONE
+
+
 RECOGNISERS: Final[dict[str, Predicate]] = {function.__name__: function for function in (
+    added_tokens_decoded_by_content,
+    merge_out_of_vocabulary_refused,
+    normalized_specials_skipped,
+    unknowns_not_fused_with_affixes,
     byte_fallback_alphabet_required,
     byte_level_alphabet_required,
     byte_level_prefix_space_unsupported,
