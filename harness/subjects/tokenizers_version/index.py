@@ -86,11 +86,19 @@ def _versions_of(body: str) -> list[str]:
         files = data.get("files", []) if isinstance(data, dict) else []
         names = [str(f.get("filename", "")) for f in files if isinstance(f, dict)]
     found = {m.group(1) for m in map(_FILE.match, names) if m is not None}
-    return sorted(found, key=_key)
+    return sorted(found, key=_order)
 
 
 def _key(version: str) -> tuple[int, ...]:
     return tuple(int(n) for n in re.findall(r"\d+", version)[:3])
+
+
+def _order(version: str) -> tuple[tuple[int, ...], int, tuple[int, ...]]:
+    """Release numbers, then a pre-release or dev release before its final release."""
+    release = re.match(r"\d+(?:\.\d+)*", version)
+    numbers = tuple(int(n) for n in release.group(0).split(".")) if release else ()
+    rest = version[release.end():] if release else version
+    return numbers, 0 if re.search(r"(a|b|rc|dev)\d*", rest) else 1, _key(rest)
 
 
 def index_url() -> str:
@@ -134,7 +142,7 @@ def published(fetch: Fetcher = _fetch) -> list[str]:
     versions = _versions_of(body)
     if not versions:
         raise OSError("the index lists no version")
-    return sorted(versions, key=lambda v: (_key(v), v), reverse=True)
+    return sorted(versions, key=_order, reverse=True)
 
 
 def nearest(version: str, versions: Sequence[str], count: int = 3) -> list[str]:

@@ -323,6 +323,40 @@ def merge_out_of_vocabulary_refused(ctx: Context, div: Divergence) -> frozenset[
     return ALL if named.group(1) in parts else NONE
 
 
+def _with_string_split_patterns(step: Any) -> Any:
+    """A pre-tokenizer with every Split step's ``Regex`` pattern made a plain string."""
+    if not isinstance(step, dict):
+        return step
+    if step.get("type") == "Sequence" and isinstance(step.get("pretokenizers"), list):
+        return {**step, "pretokenizers": [_with_string_split_patterns(s)
+                                          for s in step["pretokenizers"]]}
+    if step.get("type") == "Split" and isinstance(step.get("pattern"), dict) \
+            and "Regex" in step["pattern"]:
+        return {**step, "pattern": {"String": " "}}
+    return step
+
+
+def split_regex_checked_at_encode(ctx: Context, div: Divergence) -> frozenset[int]:
+    """1.x loads a Split pre-tokenizer whose ``Regex`` pattern Oniguruma refuses: it
+    compiles no Split pattern at load (and, as published, cannot encode with one:
+    ``split-regex-needs-backend``); 0.23.1 refuses the file with Oniguruma's syntax error.
+    Checked on both sides: the subject loaded, the pinned version refused with an
+    Oniguruma error, and replayed with every Split step's Regex made a plain string it
+    loads (the refusal was the Split pattern's)."""
+    obs = div.observation
+    refusal = obs.upstream
+    if obs.operation != "load" or not isinstance(obs.subject, Loaded) \
+            or not isinstance(refusal, Refused) or not refusal.message.startswith(
+                "Oniguruma error:"):
+        return NONE
+    top = ctx.doc.raw.get("pre_tokenizer")
+    plain = _with_string_split_patterns(top)
+    if plain == top:
+        return NONE
+    replayed = ctx.replay.load("upstream", _text_of(dict(ctx.doc.raw, pre_tokenizer=plain)))
+    return ALL if isinstance(replayed, Loaded) else NONE
+
+
 RECOGNISERS: Final[dict[str, Predicate]] = {function.__name__: function for function in (
     added_tokens_decoded_by_content,
     merge_out_of_vocabulary_refused,
@@ -334,6 +368,7 @@ RECOGNISERS: Final[dict[str, Predicate]] = {function.__name__: function for func
     dropout_sampled_differently,
     dropout_unsupported,
     metaspace_in_sequence_unsupported,
+    split_regex_checked_at_encode,
     split_regex_needs_backend,
     unk_token_required,
 )}

@@ -1,0 +1,127 @@
+"""The upgrade preview's replaying recognisers (harness/subjects/tokenizers_version/
+recognisers.py) on the minimal reproducers of its FINDINGS.md: each subject answer is what
+tokenizers 0.22.2 or 1.0.0rc3 gave (tests/data/tokenizers-versions/answers.json, written by
+record.py beside it; no network, no other version installed), the pinned side what 0.23.1
+gives, and the recogniser replays the pinned 0.23.1 itself. Each is shown answering yes on
+its mechanism and no once the mechanism is taken away."""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from harness.core.case import Case
+from harness.core.observation import Observation
+from harness.core.outcome import Crashed, Decoded, Encoded, Loaded, Outcome, Refused
+from harness.judge.compare import Divergence
+from harness.judge.context import Context
+from harness.judge.predicates import Predicate
+from harness.runs.replay import CaseReplayer
+from harness.subjects import upstream
+from harness.subjects.tokenizers_version import recognisers
+
+DATA = json.loads((Path(__file__).parents[1] / "data" / "tokenizers-versions" /
+                   "answers.json").read_text(encoding="utf-8"))
+PINNED = "0.23.1"
+
+
+def _outcome(answer: dict[str, Any]) -> Outcome:
+    kind = answer["outcome"]
+    if kind == "encoded":
+        ids = tuple(answer["ids"])
+        return Encoded(ids, tuple(answer["tokens"]), (), (), type_ids=(0,) * len(ids),
+                       attention_mask=(1,) * len(ids))
+    if kind == "decoded":
+        return Decoded(answer["text"])
+    if kind == "refused":
+        return Refused(answer["message"], answer["message"])
+    if kind == "crashed":
+        return Crashed("panic", answer["message"])
+    return Loaded()
+
+
+def _divergence(name: str, version: str, document: dict[str, Any] | None = None,
+                subject: Outcome | None = None) -> tuple[Context, Divergence]:
+    """The divergence of ``version`` from the pinned one on the recorded case ``name``;
+    ``document`` and ``subject`` replace the recorded ones (to take a mechanism away)."""
+    case = DATA["cases"][name]
+    doc = case["document"] if document is None else document
+    given = case["input"]
+    given = tuple(given) if isinstance(given, list) else given
+    ours = _outcome(DATA["answers"][version][name]) if subject is None else subject
+    theirs = _outcome(DATA["answers"][PINNED][name])
+    tier = {"encode": "ids", "decode": "decode", "load": "load"}[case["operation"]]
+    observation = Observation("strict", case["operation"], given,
+                              tuple(case["options"].items()), ours, theirs)
+    texts = (given,) if isinstance(given, str) else ()
+    return (Context(Case(doc, texts), CaseReplayer()),
+            Divergence(tier, "", observation, "subject"))
+
+
+def test_the_pinned_answers_were_recorded_from_the_installed_pin() -> None:
+    assert upstream.version() == PINNED and set(DATA["answers"]) >= {"0.22.2", "1.0.0rc3"}
+
+
+def _says(recogniser: Predicate, ctx: Context, div: Divergence) -> bool:
+    return bool(recogniser(ctx, div))
+
+
+@pytest.mark.parametrize("name", ["unfused-prefix", "unfused-suffix"])
+def test_1x_unfused_unknowns_are_recognised_by_replaying_fuse_unk_false(name: str) -> None:
+    recogniser = recognisers.unknowns_not_fused_with_affixes
+    assert _says(recogniser, *_divergence(name, "1.0.0rc3"))
+    # the mechanism taken away: without the affix, fuse_unk false is not what 1.x gave
+    plain = copy.deepcopy(DATA["cases"][name]["document"])
+    plain["model"].update(continuing_subword_prefix=None, end_of_word_suffix=None)
+    assert not _says(recogniser, *_divergence(name, "1.0.0rc3", document=plain))
+    # an answer that is not the unfused one (another segmentation) is not explained
+    other = Encoded((1, 0, 1), ("a", "<unk>", "a"), (), (), type_ids=(0, 0, 0),
+                    attention_mask=(1, 1, 1))
+    assert not _says(recogniser, *_divergence(name, "1.0.0rc3", subject=other))
+    assert DATA["answers"]["1.0.0rc3"]["fused-no-affix"] == DATA["answers"][PINNED][
+        "fused-no-affix"]  # without an affix 1.x fuses: no divergence to explain
+
+
+def test_1x_skipping_normalized_specials_is_recognised_on_both_sides() -> None:
+    recogniser = recognisers.normalized_specials_skipped
+    assert _says(recogniser, *_divergence("normalized-special-skip", "1.0.0rc3"))
+    # the special made normalized false: the pinned version skips it too, nothing to explain
+    document = copy.deepcopy(DATA["cases"]["normalized-special-skip"]["document"])
+    document["added_tokens"][0]["normalized"] = False
+    assert not _says(recogniser, *_divergence("normalized-special-skip", "1.0.0rc3",
+                                              document=document))
+    # kept specials (0.22.2's content form) are not a skipping
+    assert not _says(recogniser, *_divergence("normalized-special-keep", "0.22.2"))
+
+
+@pytest.mark.parametrize("name", ["normalized-special-keep", "normalized-special-skip"])
+def test_before_0_23_added_tokens_decode_by_content(name: str) -> None:
+    recogniser = recognisers.added_tokens_decoded_by_content
+    assert _says(recogniser, *_divergence(name, "0.22.2"))
+    wrong = Decoded("a <x>b")
+    assert not _says(recogniser, *_divergence(name, "0.22.2", subject=wrong))
+
+
+def test_before_0_23_a_merge_out_of_vocabulary_is_refused_where_0_23_1_panics() -> None:
+    recogniser = recognisers.merge_out_of_vocabulary_refused
+    name = "merge-result-out-of-vocabulary"
+    assert _says(recogniser, *_divergence(name, "0.22.2"))
+    document = copy.deepcopy(DATA["cases"][name]["document"])
+    document["model"]["vocab"]["ab</w>"] = 3  # the named token in the vocabulary
+    assert not _says(recogniser, *_divergence(name, "0.22.2", document=document))
+    assert DATA["answers"]["1.0.0rc3"][name] == DATA["answers"][PINNED][name]  # 1.x panics
+
+
+def test_1x_loads_a_split_regex_oniguruma_refuses() -> None:
+    recogniser = recognisers.split_regex_checked_at_encode
+    name = "split-not-oniguruma"
+    assert _says(recogniser, *_divergence(name, "1.0.0rc3"))
+    # the same bad pattern in a Replace normalizer (no Split): 0.23.1's refusal is not the
+    # Split pattern's, and replaying without Split regexes still refuses
+    document = copy.deepcopy(DATA["cases"][name]["document"])
+    document["normalizer"] = {"type": "Replace", "pattern": {"Regex": "a)"}, "content": "b"}
+    assert not _says(recogniser, *_divergence(name, "1.0.0rc3", document=document))
