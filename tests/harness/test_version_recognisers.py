@@ -125,3 +125,34 @@ def test_1x_loads_a_split_regex_oniguruma_refuses() -> None:
     document = copy.deepcopy(DATA["cases"][name]["document"])
     document["normalizer"] = {"type": "Replace", "pattern": {"Regex": "a)"}, "content": "b"}
     assert not _says(recogniser, *_divergence(name, "1.0.0rc3", document=document))
+
+
+# -- every family's file: parsed with its recognisers, written up, witnessed ---------------
+
+FOLDER = Path(__file__).parents[2] / "harness" / "subjects" / "tokenizers_version"
+#: Entries with no pinned witness, each said so in FINDINGS.md ("no pinned witness").
+UNWITNESSED = {"dropout-sampled-differently"}
+
+
+@pytest.mark.parametrize("family", ["0.x", "0.20-0.22", "1.x"])
+def test_each_family_is_parsed_written_up_and_witnessed(family: str) -> None:
+    from harness.runs import third_party
+    from harness.subjects.tokenizers_version import generations
+
+    assert family in generations.FAMILIES
+    path = f"harness/subjects/tokenizers_version/expectations-{family}.yaml"
+    expectations = third_party.expectations_at(path)
+    assert expectations.subject == f"tokenizers-{family}" and expectations.entries
+    assert third_party.witnesses_beside(path) == (
+        f"harness/subjects/tokenizers_version/witnesses-{family}.json")
+    findings = " ".join((FOLDER / "FINDINGS.md").read_text(encoding="utf-8").split())
+    witnesses = json.loads((FOLDER / f"witnesses-{family}.json").read_text(encoding="utf-8"))
+    pinned = {row["class"] for row in witnesses["cases"]}
+    assert witnesses["subject"] == expectations.subject
+    for entry in expectations.entries:
+        assert f"`{entry.id}`" in findings, entry.id
+        if entry.id in UNWITNESSED:
+            assert f"`{entry.id}` has no pinned witness" in findings
+        else:
+            assert entry.id in pinned, f"{family}: {entry.id} has no pinned witness"
+    assert pinned <= {entry.id for entry in expectations.entries}

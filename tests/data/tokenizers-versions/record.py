@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 os.environ["RUST_BACKTRACE"] = "0"
-import tokenizers  # noqa: E402
+import tokenizers
 
 HERE = Path(__file__).resolve().parent
 ANSWERS = HERE / "answers.json"
