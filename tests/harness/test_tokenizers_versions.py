@@ -267,3 +267,65 @@ def test_the_kept_answer_spares_the_request_and_answers_offline(kept: Path) -> N
     assert str(refused.value).startswith("tokenizers 9.9.9 is not on the package index "
                                          "(nearest: 1.0.0rc3") \
         and "list kept from" in str(refused.value)
+
+
+# -- nox checks the version as it loads the noxfile, before any virtual environment -----
+
+def _noxfile(monkeypatch: pytest.MonkeyPatch, argv: list[str]) -> list[tuple[str, str]]:
+    """Load noxfile.py as nox does, with ``argv``; the (session, version) pairs it checked
+    (the check itself replaced: it would exit the test process)."""
+    pytest.importorskip("nox")
+    checked: list[tuple[str, str]] = []
+
+    def check(version: str, fetch: Any = None, kept: Any = None) -> str:
+        checked.append(("?", version))
+        raise index.VersionError(f"tokenizers {version} is not on the package index")
+
+    monkeypatch.setattr(index, "check", check)
+    monkeypatch.setattr(sys, "argv", argv)
+    exits: list[int] = []
+
+    def exit_now(status: int) -> None:
+        exits.append(status)
+        raise SystemExit(status)
+
+    monkeypatch.setattr("os._exit", exit_now)
+    monkeypatch.setattr("signal.signal", lambda *args: None)  # the noxfile's SIGTERM hook
+    path = Path(__file__).parents[2] / "noxfile.py"
+    spec = importlib.util.spec_from_file_location("noxfile_under_test", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    try:
+        spec.loader.exec_module(module)
+    except SystemExit as stop:
+        assert stop.code == 2 and exits == [2]
+    return checked
+
+
+#: Loading the noxfile again registers its sessions again (nox warns).
+_RELOADED = pytest.mark.filterwarnings("ignore:The session .* has already been registered")
+
+
+@_RELOADED
+@pytest.mark.parametrize("argv", [
+    ["nox", "-s", "oracles", "--", "--reference", "9.9.9"],
+    ["nox", "-R", "-s", "oracles", "--", "--reference=9.9.9"],
+    ["nox", "--session=conformance", "--", "--subject", "tokenizers==9.9.9", "--profile", "dev"],
+])
+def test_nox_refuses_a_bad_version_as_it_loads(monkeypatch: pytest.MonkeyPatch,
+                                               capsys: pytest.CaptureFixture[str],
+                                               argv: list[str]) -> None:
+    assert _noxfile(monkeypatch, argv) == [("?", "9.9.9")]
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "tokenizers 9.9.9 is not on the package index" in err
+
+
+@_RELOADED
+@pytest.mark.parametrize("argv", [
+    ["nox", "-s", "oracles", "--", "--check"],
+    ["nox", "-s", "tests", "--", "--reference", "9.9.9"],  # not the oracles session
+    ["nox", "-s", "conformance", "--", "--subject", "transformers-js"],
+    ["nox", "-l"],
+])
+def test_nox_checks_nothing_else(monkeypatch: pytest.MonkeyPatch, argv: list[str]) -> None:
+    assert _noxfile(monkeypatch, argv) == []

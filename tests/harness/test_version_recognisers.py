@@ -156,3 +156,21 @@ def test_each_family_is_parsed_written_up_and_witnessed(family: str) -> None:
         else:
             assert entry.id in pinned, f"{family}: {entry.id} has no pinned witness"
     assert pinned <= {entry.id for entry in expectations.entries}
+
+
+def test_1x_keeps_a_word_end_bare_where_its_suffixed_form_is_missing() -> None:
+    recogniser = recognisers.word_end_without_suffix
+    assert _says(recogniser, *_divergence("word-end-bare", "1.0.0rc3"))
+    # the suffixed form in the vocabulary: 0.23.1 would give it, not the unk
+    document = copy.deepcopy(DATA["cases"]["word-end-bare"]["document"])
+    document["model"]["vocab"]["b</w>"] = 3
+    assert not _says(recogniser, *_divergence("word-end-bare", "1.0.0rc3",
+                                              document=document))
+    # an answer that is not the bare piece is not explained
+    other = Encoded((1,), ("a",), (), (), type_ids=(0,), attention_mask=(1,))
+    assert not _says(recogniser, *_divergence("word-end-bare", "1.0.0rc3", subject=other))
+    assert DATA["answers"]["0.22.2"]["word-end-bare"] == DATA["answers"][PINNED][
+        "word-end-bare"]  # before 1.x the same unk
+    # a word of two pieces: 1.x gives the unk too (only a one-piece word is kept bare)
+    assert DATA["answers"]["1.0.0rc3"]["word-end-bare-longer"] == DATA["answers"][PINNED][
+        "word-end-bare-longer"]

@@ -357,18 +357,64 @@ def split_regex_checked_at_encode(ctx: Context, div: Divergence) -> frozenset[in
     return ALL if isinstance(replayed, Loaded) else NONE
 
 
+def word_end_without_suffix(ctx: Context, div: Divergence) -> frozenset[int]:
+    """With an ``end_of_word_suffix``, 1.x gives a word of one character by its bare
+    string when the vocabulary has no suffixed form of it (``b`` for the word ``b`` where
+    ``b</w>`` is missing; the last piece of a longer word is the unk token, as in
+    0.23.1); 0.23.1 gives the unk token there. Checked on both sides: every differing position is
+    0.23.1's unk against a vocabulary string of the subject whose suffixed form is no
+    vocabulary string, and 0.23.1 replayed with those suffixed forms added (fresh ids)
+    gives them at exactly those positions and its own answer elsewhere."""
+    obs = div.observation
+    ours, theirs = obs.subject, obs.upstream
+    if obs.operation != "encode" or not isinstance(ours, Encoded) \
+            or not isinstance(theirs, Encoded) or not isinstance(obs.input, str):
+        return NONE
+    doc = ctx.doc
+    suffix = doc.end_of_word_suffix
+    unk_id = doc.vocab.get(doc.unk_token) if doc.unk_token is not None else None
+    if doc.model.get("type") != "BPE" or not suffix or unk_id is None \
+            or len(ours.ids) != len(theirs.ids) or len(ours.tokens) != len(ours.ids):
+        return NONE
+    differing = [i for i, (a, b) in enumerate(zip(ours.ids, theirs.ids, strict=True))
+                 if a != b]
+    if not differing:
+        return NONE
+    for i in differing:
+        bare = ours.tokens[i]
+        if theirs.ids[i] != unk_id or doc.vocab.get(bare) != ours.ids[i] \
+                or bare + suffix in doc.vocab:
+            return NONE
+    taken = [v for v in doc.vocab.values() if isinstance(v, int)]
+    taken += [t["id"] for t in doc.added_tokens if isinstance(t.get("id"), int)]
+    start = max(taken, default=-1) + 1
+    pieces = dict.fromkeys(ours.tokens[i] + suffix for i in differing)
+    fresh = {piece: start + n for n, piece in enumerate(pieces)}
+    extended = dict(doc.raw, model={**doc.raw["model"], "vocab": {**doc.vocab, **fresh}})
+    replayed = ctx.replay.encode("upstream", _text_of(extended), obs.input,
+                                 obs.option("pair"),
+                                 add_special_tokens=bool(obs.option("add_special_tokens")))
+    if not isinstance(replayed, Encoded) or len(replayed.ids) != len(theirs.ids):
+        return NONE
+    expected = list(theirs.ids)
+    for i in differing:
+        expected[i] = fresh[ours.tokens[i] + suffix]
+    return ALL if list(replayed.ids) == expected else NONE
+
+
 RECOGNISERS: Final[dict[str, Predicate]] = {function.__name__: function for function in (
     added_tokens_decoded_by_content,
-    merge_out_of_vocabulary_refused,
-    normalized_specials_skipped,
-    unknowns_not_fused_with_affixes,
     byte_fallback_alphabet_required,
     byte_level_alphabet_required,
     byte_level_prefix_space_unsupported,
     dropout_sampled_differently,
     dropout_unsupported,
+    merge_out_of_vocabulary_refused,
     metaspace_in_sequence_unsupported,
+    normalized_specials_skipped,
     split_regex_checked_at_encode,
     split_regex_needs_backend,
     unk_token_required,
+    unknowns_not_fused_with_affixes,
+    word_end_without_suffix,
 )}

@@ -51,6 +51,10 @@ CASES: dict[str, tuple[dict[str, Any], str, Any, dict[str, Any]]] = {
                        {"add_special_tokens": True}),
     "fused-no-affix": (bpe({"<unk>": 0, "a": 1}, fuse_unk=True), "encode", "axy",
                        {"add_special_tokens": True}),
+    "word-end-bare": (bpe({"<unk>": 0, "a": 1, "b": 2}, end_of_word_suffix="</w>"),
+                      "encode", "b", {"add_special_tokens": True}),
+    "word-end-bare-longer": (bpe({"<unk>": 0, "a": 1, "b": 2}, end_of_word_suffix="</w>"),
+                             "encode", "ab", {"add_special_tokens": True}),
     "normalized-special-skip": (
         bpe({"<unk>": 0, "a": 1, "b": 2}, added_tokens=[SPECIAL], normalizer={
             "type": "Replace", "pattern": {"String": ">"}, "content": "▁"}),
