@@ -113,7 +113,7 @@ def generation_of(module: ModuleType) -> Generation:
 
 #: The expectations families (``expectations-<family>.yaml``, the hello name's tail): 1.x;
 #: 0.x from 0.23 on (the pinned version's line); 0.20-0.22, the releases before 0.23
-#: (triaged over 0.20.3, 0.21.4 and 0.22.2; an older 0.x is judged by it too).
+#: (triaged over 0.20.4, 0.21.4 and 0.22.2; an older 0.x is judged by it too).
 FAMILIES: Final = ("0.x", "0.20-0.22", "1.x")
 
 

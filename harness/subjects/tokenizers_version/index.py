@@ -7,7 +7,7 @@ folder (``index/tokenizers.json``), so a version seen there is accepted without 
 again, and with no network a version the kept list lacks is still refused by name (the
 line says the list is the kept one). Standard library only (and ``core.resources``, itself
 standard library only): the noxfile calls ``check`` before nox builds anything, the
-harness before it builds a venv. Decision 0035; docs/upgrading.md.
+harness before it builds a venv. Decisions 0035, 0038; docs/upgrading.md.
 """
 
 from __future__ import annotations

@@ -1,10 +1,11 @@
 """The recognisers of the upgrade preview's expectations (``expectations-0.x.yaml``,
-``expectations-1.x.yaml``), by name: what another ``tokenizers`` version does differently
-from the pinned one, each checked against the document.
+``expectations-0.20-0.22.yaml``, ``expectations-1.x.yaml``), by name: what another
+``tokenizers`` version does differently from the pinned one, each checked on both sides.
 
 A plugin of the judge (decision 0034): the run hands this mapping to the expectations
-parser. *Subject* is the other version, *upstream* the pinned one; decision record
-docs/decisions/0035-tokenizers-api-generations.md, findings in ``FINDINGS.md``.
+parser. *Subject* is the other version, *upstream* the pinned one; decision records
+docs/decisions/0035-tokenizers-api-generations.md and
+docs/decisions/0038-version-ranges-and-early-version-check.md; findings in ``FINDINGS.md``.
 """
 
 from __future__ import annotations
