@@ -360,11 +360,12 @@ def split_regex_checked_at_encode(ctx: Context, div: Divergence) -> frozenset[in
 
 def word_end_without_suffix(ctx: Context, div: Divergence) -> frozenset[int]:
     """With an ``end_of_word_suffix``, 1.x gives a word of one character by its bare
-    string when the vocabulary has no suffixed form of it (``b`` for the word ``b`` where
-    ``b</w>`` is missing; the last piece of a longer word is the unk token, as in
-    0.23.1); 0.23.1 gives the unk token there. Checked on both sides: every differing position is
-    0.23.1's unk against a vocabulary string of the subject whose suffixed form is no
-    vocabulary string, and 0.23.1 replayed with those suffixed forms added (fresh ids)
+    vocabulary string where there is one (``b`` for the word ``b``, beside ``b</w>`` or
+    without it); 0.23.1 gives the suffixed form, or the unk token where that is missing
+    (the last piece of a longer word is the suffixed form or the unk token in both).
+    Checked on both sides: at every differing position the subject gives a vocabulary
+    string and 0.23.1 that string with the suffix, or the unk token where the suffixed
+    form is missing, and then 0.23.1 replayed with those suffixed forms added (fresh ids)
     gives them at exactly those positions and its own answer elsewhere."""
     obs = div.observation
     ours, theirs = obs.subject, obs.upstream
@@ -374,22 +375,29 @@ def word_end_without_suffix(ctx: Context, div: Divergence) -> frozenset[int]:
     doc = ctx.doc
     suffix = doc.end_of_word_suffix
     unk_id = doc.vocab.get(doc.unk_token) if doc.unk_token is not None else None
-    if doc.model.get("type") != "BPE" or not suffix or unk_id is None \
-            or len(ours.ids) != len(theirs.ids) or len(ours.tokens) != len(ours.ids):
+    if doc.model.get("type") != "BPE" or not suffix or len(ours.ids) != len(theirs.ids) \
+            or len(ours.tokens) != len(ours.ids) or len(theirs.tokens) != len(theirs.ids):
         return NONE
     differing = [i for i, (a, b) in enumerate(zip(ours.ids, theirs.ids, strict=True))
                  if a != b]
-    if not differing:
-        return NONE
+    missing: list[int] = []  # positions where 0.23.1 gave the unk token
     for i in differing:
         bare = ours.tokens[i]
-        if theirs.ids[i] != unk_id or doc.vocab.get(bare) != ours.ids[i] \
-                or bare + suffix in doc.vocab:
+        if doc.vocab.get(bare) != ours.ids[i]:
             return NONE
+        if theirs.tokens[i] == bare + suffix and doc.vocab.get(bare + suffix) == theirs.ids[i]:
+            continue
+        if unk_id is None or theirs.ids[i] != unk_id or bare + suffix in doc.vocab:
+            return NONE
+        missing.append(i)
+    if not differing:
+        return NONE
+    if not missing:
+        return ALL
     taken = [v for v in doc.vocab.values() if isinstance(v, int)]
     taken += [t["id"] for t in doc.added_tokens if isinstance(t.get("id"), int)]
     start = max(taken, default=-1) + 1
-    pieces = dict.fromkeys(ours.tokens[i] + suffix for i in differing)
+    pieces = dict.fromkeys(ours.tokens[i] + suffix for i in missing)
     fresh = {piece: start + n for n, piece in enumerate(pieces)}
     extended = dict(doc.raw, model={**doc.raw["model"], "vocab": {**doc.vocab, **fresh}})
     replayed = ctx.replay.encode("upstream", _text_of(extended), obs.input,
@@ -398,10 +406,9 @@ def word_end_without_suffix(ctx: Context, div: Divergence) -> frozenset[int]:
     if not isinstance(replayed, Encoded) or len(replayed.ids) != len(theirs.ids):
         return NONE
     expected = list(theirs.ids)
-    for i in differing:
+    for i in missing:
         expected[i] = fresh[ours.tokens[i] + suffix]
     return ALL if list(replayed.ids) == expected else NONE
-
 
 RECOGNISERS: Final[dict[str, Predicate]] = {function.__name__: function for function in (
     added_tokens_decoded_by_content,

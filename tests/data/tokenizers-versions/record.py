@@ -53,6 +53,9 @@ CASES: dict[str, tuple[dict[str, Any], str, Any, dict[str, Any]]] = {
                        {"add_special_tokens": True}),
     "word-end-bare": (bpe({"<unk>": 0, "a": 1, "b": 2}, end_of_word_suffix="</w>"),
                       "encode", "b", {"add_special_tokens": True}),
+    "word-end-bare-beside-suffixed": (
+        bpe({"<unk>": 0, "a": 1, "b": 2, "b</w>": 3}, end_of_word_suffix="</w>"),
+        "encode", "b", {"add_special_tokens": True}),
     "word-end-bare-longer": (bpe({"<unk>": 0, "a": 1, "b": 2}, end_of_word_suffix="</w>"),
                              "encode", "ab", {"add_special_tokens": True}),
     "normalized-special-skip": (
