@@ -127,6 +127,20 @@ def test_1x_loads_a_split_regex_oniguruma_refuses() -> None:
     assert not _says(recogniser, *_divergence(name, "1.0.0rc3", document=document))
 
 
+def test_1x_falls_back_to_the_bytes_of_the_piece_not_of_its_prefix() -> None:
+    recogniser = recognisers.prefix_not_byte_fallen
+    name = "prefix-byte-fallback"
+    assert _says(recogniser, *_divergence(name, "1.0.0rc3"))
+    # other bytes than the piece's: not explained
+    other = Encoded((257, 34), ("a", "<0x21>"), (), (), type_ids=(0, 0),
+                    attention_mask=(1, 1))
+    assert not _says(recogniser, *_divergence(name, "1.0.0rc3", subject=other))
+    document = copy.deepcopy(DATA["cases"][name]["document"])
+    document["model"]["continuing_subword_prefix"] = None  # no prefix: not this mechanism
+    assert not _says(recogniser, *_divergence(name, "1.0.0rc3", document=document))
+    assert DATA["answers"]["0.22.2"][name] == DATA["answers"][PINNED][name]
+
+
 # -- every family's file: parsed with its recognisers, written up, witnessed ---------------
 
 FOLDER = Path(__file__).parents[2] / "harness" / "subjects" / "tokenizers_version"

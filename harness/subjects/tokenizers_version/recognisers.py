@@ -410,6 +410,49 @@ def word_end_without_suffix(ctx: Context, div: Divergence) -> frozenset[int]:
         expected[i] = fresh[ours.tokens[i] + suffix]
     return ALL if list(replayed.ids) == expected else NONE
 
+_BYTE_PIECE: Final = re.compile(r"<0x([0-9A-F]{2})>")
+
+
+def _byte_runs(tokens: Sequence[str]) -> list[str | bytes]:
+    """The tokens with each run of byte pieces (``<0xNN>``) joined into its bytes."""
+    items: list[str | bytes] = []
+    for token in tokens:
+        piece = _BYTE_PIECE.fullmatch(token)
+        if piece is None:
+            items.append(token)
+        elif items and isinstance(items[-1], bytes):
+            items[-1] += bytes([int(piece.group(1), 16)])
+        else:
+            items.append(bytes([int(piece.group(1), 16)]))
+    return items
+
+
+def prefix_not_byte_fallen(ctx: Context, div: Divergence) -> frozenset[int]:
+    """With ``byte_fallback`` and a ``continuing_subword_prefix``, 0.23.1 falls back to
+    the bytes of the prefixed piece (``##`` and a space: ``<0x23> <0x23> <0x20>``), 1.x to
+    the bytes of the piece alone (``<0x20>``). Checked on both sides: the two token lists,
+    runs of byte pieces joined, are equal item by item except runs where 0.23.1's bytes
+    are the prefix's UTF-8 followed by exactly the subject's bytes."""
+    obs = div.observation
+    ours, theirs = obs.subject, obs.upstream
+    prefix = ctx.doc.continuing_subword_prefix
+    if obs.operation != "encode" or not isinstance(ours, Encoded) \
+            or not isinstance(theirs, Encoded) or not prefix or not ctx.doc.byte_fallback:
+        return NONE
+    mine, pinned = _byte_runs(ours.tokens), _byte_runs(theirs.tokens)
+    if len(mine) != len(pinned):
+        return NONE
+    seen = False
+    for a, b in zip(mine, pinned, strict=True):
+        if a == b:
+            continue
+        if not (isinstance(a, bytes) and isinstance(b, bytes)
+                and b == prefix.encode("utf-8") + a):
+            return NONE
+        seen = True
+    return ALL if seen else NONE
+
+
 RECOGNISERS: Final[dict[str, Predicate]] = {function.__name__: function for function in (
     added_tokens_decoded_by_content,
     byte_fallback_alphabet_required,
@@ -420,6 +463,7 @@ RECOGNISERS: Final[dict[str, Predicate]] = {function.__name__: function for func
     merge_out_of_vocabulary_refused,
     metaspace_in_sequence_unsupported,
     normalized_specials_skipped,
+    prefix_not_byte_fallen,
     split_regex_checked_at_encode,
     split_regex_needs_backend,
     unk_token_required,
