@@ -127,6 +127,16 @@ def test_1x_loads_a_split_regex_oniguruma_refuses() -> None:
     assert not _says(recogniser, *_divergence(name, "1.0.0rc3", document=document))
 
 
+@pytest.mark.parametrize("run", ["prefix-byte-fallback-run"])
+def test_1x_byte_runs_hold_no_prefix_between_pieces(run: str) -> None:
+    # two unknown characters, one byte run: 0.23.1 puts the prefix's bytes between them
+    assert _says(recognisers.prefix_not_byte_fallen, *_divergence(run, "1.0.0rc3"))
+    other = Encoded((196, 170, 196, 170), ("<0xC3>", "<0xA9>", "<0xC3>", "<0xA9>")[::-1],
+                    (), (), type_ids=(0,) * 4, attention_mask=(1,) * 4)
+    assert not _says(recognisers.prefix_not_byte_fallen,
+                     *_divergence(run, "1.0.0rc3", subject=other))
+
+
 def test_1x_falls_back_to_the_bytes_of_the_piece_not_of_its_prefix() -> None:
     recogniser = recognisers.prefix_not_byte_fallen
     name = "prefix-byte-fallback"

@@ -427,12 +427,32 @@ def _byte_runs(tokens: Sequence[str]) -> list[str | bytes]:
     return items
 
 
+def _with_insertions(bare: bytes, pinned: bytes, prefix: bytes) -> bool:
+    """Whether ``pinned`` is ``bare`` with ``prefix`` inserted at one place or more (the
+    prefix of each continued piece a byte run covers)."""
+    reachable = {(0, 0)}
+    frontier = [(0, 0)]
+    while frontier:
+        i, j = frontier.pop()
+        steps = []
+        if i < len(bare) and j < len(pinned) and bare[i] == pinned[j]:
+            steps.append((i + 1, j + 1))
+        if pinned.startswith(prefix, j):
+            steps.append((i, j + len(prefix)))
+        for step in steps:
+            if step not in reachable:
+                reachable.add(step)
+                frontier.append(step)
+    return len(pinned) > len(bare) and (len(bare), len(pinned)) in reachable
+
+
 def prefix_not_byte_fallen(ctx: Context, div: Divergence) -> frozenset[int]:
     """With ``byte_fallback`` and a ``continuing_subword_prefix``, 0.23.1 falls back to
     the bytes of the prefixed piece (``##`` and a space: ``<0x23> <0x23> <0x20>``), 1.x to
     the bytes of the piece alone (``<0x20>``). Checked on both sides: the two token lists,
     runs of byte pieces joined, are equal item by item except runs where 0.23.1's bytes
-    are the prefix's UTF-8 followed by exactly the subject's bytes."""
+    are exactly the subject's with the prefix's UTF-8 inserted (before each continued
+    piece the run covers)."""
     obs = div.observation
     ours, theirs = obs.subject, obs.upstream
     prefix = ctx.doc.continuing_subword_prefix
@@ -447,7 +467,7 @@ def prefix_not_byte_fallen(ctx: Context, div: Divergence) -> frozenset[int]:
         if a == b:
             continue
         if not (isinstance(a, bytes) and isinstance(b, bytes)
-                and b == prefix.encode("utf-8") + a):
+                and _with_insertions(a, b, prefix.encode("utf-8"))):
             return NONE
         seen = True
     return ALL if seen else NONE

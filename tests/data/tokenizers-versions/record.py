@@ -62,6 +62,10 @@ CASES: dict[str, tuple[dict[str, Any], str, Any, dict[str, Any]]] = {
         bpe({"<unk>": 0, **{f"<0x{b:02X}>": b + 1 for b in range(256)}, "a": 257},
             byte_fallback=True, continuing_subword_prefix="##"),
         "encode", "a ", {"add_special_tokens": True}),
+    "prefix-byte-fallback-run": (
+        bpe({"<unk>": 0, **{f"<0x{b:02X}>": b + 1 for b in range(256)}, "a": 257},
+            byte_fallback=True, continuing_subword_prefix="##"),
+        "encode", "éé", {"add_special_tokens": True}),
     "normalized-special-skip": (
         bpe({"<unk>": 0, "a": 1, "b": 2}, added_tokens=[SPECIAL], normalizer={
             "type": "Replace", "pattern": {"String": ">"}, "content": "▁"}),
