@@ -151,6 +151,16 @@ def test_1x_falls_back_to_the_bytes_of_the_piece_not_of_its_prefix() -> None:
     assert DATA["answers"]["0.22.2"][name] == DATA["answers"][PINNED][name]
 
 
+def test_1x_names_an_added_token_by_its_content_without_the_stripped_space() -> None:
+    recogniser = recognisers.stripped_whitespace_not_in_tokens
+    name = "rstrip-added-token"
+    ctx, div = _divergence(name, "1.0.0rc3")
+    assert _says(recogniser, ctx, div)
+    document = copy.deepcopy(DATA["cases"][name]["document"])
+    document["added_tokens"][0]["rstrip"] = False  # the space is not the token's to take
+    assert not _says(recogniser, *_divergence(name, "1.0.0rc3", document=document))
+
+
 # -- every family's file: parsed with its recognisers, written up, witnessed ---------------
 
 FOLDER = Path(__file__).parents[2] / "harness" / "subjects" / "tokenizers_version"

@@ -473,6 +473,40 @@ def prefix_not_byte_fallen(ctx: Context, div: Divergence) -> frozenset[int]:
     return ALL if seen else NONE
 
 
+def stripped_whitespace_not_in_tokens(ctx: Context, div: Divergence) -> frozenset[int]:
+    """1.x's encoding has no token strings: the adapter names each id with
+    ``decode_tokens``, which gives an added token's content. 0.23.1's ``Encoding.tokens``
+    gives the text the token matched, so an added token with ``lstrip`` or ``rstrip``
+    carries the whitespace it took (``Wo `` for ``Wo`` with ``rstrip: true``). Checked on
+    both sides: the ids agree, and at every differing position the subject names the
+    added token of that id by its content, and 0.23.1 names it by that content with
+    whitespace on the side or sides it strips."""
+    obs = div.observation
+    ours, theirs = obs.subject, obs.upstream
+    if obs.operation != "encode" or not isinstance(ours, Encoded) \
+            or not isinstance(theirs, Encoded) or ours.ids != theirs.ids \
+            or len(ours.tokens) != len(theirs.tokens):
+        return NONE
+    added = {t["id"]: t for t in ctx.doc.added_tokens if isinstance(t.get("id"), int)}
+    seen = False
+    for token_id, mine, pinned in zip(ours.ids, ours.tokens, theirs.tokens, strict=True):
+        if mine == pinned:
+            continue
+        token = added.get(token_id)
+        content = token.get("content") if token is not None else None
+        if token is None or mine != content or not isinstance(content, str) or not content:
+            return NONE
+        start = pinned.find(content)
+        before, after = pinned[:start], pinned[start + len(content):]
+        ok = (start >= 0 and (before == "" or (token.get("lstrip") is True
+                                               and before.isspace()))
+              and (after == "" or (token.get("rstrip") is True and after.isspace())))
+        if not ok:
+            return NONE
+        seen = True
+    return ALL if seen else NONE
+
+
 RECOGNISERS: Final[dict[str, Predicate]] = {function.__name__: function for function in (
     added_tokens_decoded_by_content,
     byte_fallback_alphabet_required,
@@ -486,6 +520,7 @@ RECOGNISERS: Final[dict[str, Predicate]] = {function.__name__: function for func
     prefix_not_byte_fallen,
     split_regex_checked_at_encode,
     split_regex_needs_backend,
+    stripped_whitespace_not_in_tokens,
     unk_token_required,
     unknowns_not_fused_with_affixes,
     word_end_without_suffix,

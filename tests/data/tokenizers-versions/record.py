@@ -66,6 +66,11 @@ CASES: dict[str, tuple[dict[str, Any], str, Any, dict[str, Any]]] = {
         bpe({"<unk>": 0, **{f"<0x{b:02X}>": b + 1 for b in range(256)}, "a": 257},
             byte_fallback=True, continuing_subword_prefix="##"),
         "encode", "éé", {"add_special_tokens": True}),
+    "rstrip-added-token": (
+        bpe({"<unk>": 0, "a": 1, "Wo": 2}, added_tokens=[
+            {"id": 2, "content": "Wo", "single_word": False, "lstrip": False,
+             "rstrip": True, "normalized": True, "special": False}]),
+        "encode", "Wo a", {"add_special_tokens": True}),
     "normalized-special-skip": (
         bpe({"<unk>": 0, "a": 1, "b": 2}, added_tokens=[SPECIAL], normalizer={
             "type": "Replace", "pattern": {"String": ">"}, "content": "▁"}),
@@ -94,10 +99,11 @@ def _answer(document: dict[str, Any], operation: str, given: Any,
         if operation == "load":
             return {"outcome": "loaded"}
         if operation == "encode":
-            ids = [int(i) for i in tokenizer.encode(given, **options).ids]
+            encoding = tokenizer.encode(given, **options)
+            ids = [int(i) for i in encoding.ids]
+            # 1.x: no token strings on the encoding (the preview's adapter names the ids)
             tokens = [str(t) for t in tokenizer.decode_tokens(ids)] \
-                if hasattr(tokenizer, "decode_tokens") else \
-                [str(tokenizer.id_to_token(i)) for i in ids]
+                if hasattr(tokenizer, "decode_tokens") else [str(t) for t in encoding.tokens]
             return {"outcome": "encoded", "ids": ids, "tokens": tokens}
         return {"outcome": "decoded", "text": str(tokenizer.decode(given, **options))}
     except BaseException as error:  # a refusal, or pyo3's PanicException
