@@ -494,10 +494,10 @@ def stripped_whitespace_not_in_tokens(ctx: Context, div: Divergence) -> frozense
             continue
         token = added.get(token_id)
         content = token.get("content") if token is not None else None
-        if token is None or mine != content or not isinstance(content, str) or not content:
-            return NONE
-        start = pinned.find(content)
-        before, after = pinned[:start], pinned[start + len(content):]
+        if token is None or not isinstance(content, str) or not content or content not in mine:
+            return NONE  # the content, or (normalized: true) its normalized form
+        start = pinned.find(mine)
+        before, after = pinned[:start], pinned[start + len(mine):]
         ok = (start >= 0 and (before == "" or (token.get("lstrip") is True
                                                and before.isspace()))
               and (after == "" or (token.get("rstrip") is True and after.isspace())))
