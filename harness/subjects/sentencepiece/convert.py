@@ -45,6 +45,10 @@ class Converted:
     specials: frozenset[int]
     #: None: the decoder is spm's own decoding; else why it is not.
     decode_not_expressible: str | None
+    #: Added tokens' contents a text may not hold: upstream splits the text at them and
+    #: normalizes each part (Prepend puts a ▁ after each), spm prepends once; and spm never
+    #: matches its unk piece in a text. An encode of such a text is declined.
+    not_in_texts: tuple[str, ...] = ()
 
 
 def _varint(value: int) -> bytes:
@@ -206,5 +210,6 @@ def convert(document: dict[str, Any]) -> Converted:
                   + _int(5, int(escape)))
     proto += _bytes(2, trainer) + _bytes(3, normalizer)
     specials = frozenset(k for k, v in added.items() if v.get("special"))
+    contents = sorted(v["content"] for k, v in added.items() if dummy or k == unk_id)
     return Converted(bytes(proto), bos, eos, specials,
-                     _decoder(document.get("decoder"), dummy, escape))
+                     _decoder(document.get("decoder"), dummy, escape), tuple(contents))

@@ -5,9 +5,10 @@ The mapping onto the protocol's tiers: ``load`` converts the tokenizer.json
 a document that does not convert is refused with the rule ``not-expressible`` (skipped
 and counted, decision 0040). ``encode`` is ``encode(text)`` as ids and as pieces, with
 the template's ids put around it for ``add_special_tokens`` (spm's ``add_bos`` names a
-control piece only, which it never matches in a text). ``decode`` is ``decode(ids)``,
-with upstream's special added tokens left out first for ``skip_special_tokens``; where
-the document's decoder is not spm's own decoding, decode is declined. No offsets, masks,
+control piece only, which it never matches in a text); a text holding an added token the
+model cannot match as upstream does (``Converted.not_in_texts``) is declined. ``decode``
+is ``decode(ids)``, with upstream's special added tokens left out first for
+``skip_special_tokens``; where the document's decoder is not spm's own decoding, decode is declined. No offsets, masks,
 type ids or pairs. A ``ValueError``, ``IndexError``, ``TypeError`` or
 ``UnicodeError`` of the bindings is a refusal.
 """
@@ -60,6 +61,10 @@ class Adapter:
     def encode(self, tokenizer: Any, text: str, pair: str | None, *,
                add_special_tokens: bool) -> dict[str, Any]:
         processor, converted = tokenizer
+        held = [c for c in converted.not_in_texts if c in text]
+        if held:
+            raise RefusalError("not-expressible", f"the text holds the added token {held[0]!r}"
+                               " (convert.Converted.not_in_texts)")
         ids = [int(i) for i in processor.encode(text)]
         if add_special_tokens:
             ids = ([converted.bos] if converted.bos is not None else []) + ids + (

@@ -77,7 +77,8 @@ def _pattern(pre_tokenizer: Any) -> str:
             "[Split, ByteLevel(no regex, no prefix space)]")
     split: Any = steps[0] if isinstance(steps, list) else None
     pattern = (split.get("pattern") or {}).get("Regex") if isinstance(split, dict) else None
-    require(isinstance(split, dict) and split.get("type") == "Split" and split.get("behavior") == "Isolated"
+    require(isinstance(split, dict) and split.get("type") == "Split"
+            and split.get("behavior") == "Isolated"
             and split.get("invert") is False and pattern in COVERING,
             "pre_tokenizer: a Split other than Isolated over a pattern that covers every "
             "character (GPT-2's, cl100k's)")
