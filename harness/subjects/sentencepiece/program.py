@@ -8,9 +8,9 @@ the template's ids put around it for ``add_special_tokens`` (spm's ``add_bos`` n
 control piece only, which it never matches in a text); a text holding an added token the
 model cannot match as upstream does (``Converted.not_in_texts``) is declined. ``decode``
 is ``decode(ids)``, with upstream's special added tokens left out first for
-``skip_special_tokens``; where the document's decoder is not spm's own decoding, decode is declined. No offsets, masks,
-type ids or pairs. A ``ValueError``, ``IndexError``, ``TypeError`` or
-``UnicodeError`` of the bindings is a refusal.
+``skip_special_tokens``; where the document's decoder is not spm's own decoding, decode
+is declined. No offsets, masks, type ids or pairs. A ``ValueError``, ``IndexError``,
+``TypeError`` or ``UnicodeError`` of the bindings is a refusal.
 """
 
 from __future__ import annotations
