@@ -58,7 +58,6 @@ def test_the_llama_like_document_converts_and_keeps_its_template() -> None:
 @pytest.mark.parametrize(("change", "rule"), [
     (lambda d: d.update(pre_tokenizer=METASPACE["pre_tokenizer"]), "pre_tokenizer"),
     (lambda d: d["model"].update(dropout=0.5), "model.dropout"),
-    (lambda d: d["model"].update(ignore_merges=True), "model.ignore_merges"),
     (lambda d: d["model"]["merges"].append(d["model"]["merges"][0]), "model.merges"),
     (lambda d: d["added_tokens"][0].update(lstrip=True), "added_tokens[0]"),
 ])
@@ -163,3 +162,17 @@ def test_the_converted_model_equals_upstream_and_the_rest_is_declined(
         assert isinstance(refused, Refused) and refused.rule == NOT_EXPRESSIBLE
     finally:
         subject.close()
+
+
+def test_the_covering_patterns_are_the_generators_own_spellings() -> None:
+    from harness.strategies.components import GPT4O_PATTERN, LLAMA3_PATTERN, QWEN2_PATTERN
+
+    assert {LLAMA3_PATTERN, QWEN2_PATTERN, GPT4O_PATTERN, tik.GPT2_PATTERN} == tik.COVERING
+
+
+def test_ignore_merges_converts_only_where_bpe_makes_every_piece() -> None:
+    document = copy.deepcopy(LLAMA_LIKE)
+    document["model"]["ignore_merges"] = True
+    document["model"]["vocab"]["zz"] = len(document["model"]["vocab"])  # no merge makes it
+    with pytest.raises(lineage.NotExpressibleError, match="ignore_merges"):
+        spm.convert(document)

@@ -130,11 +130,13 @@ def convert(document: dict[str, Any]) -> Converted:
     found = document.get("model")
     require(isinstance(found, dict), "model: not an object")
     model: dict[str, Any] = found if isinstance(found, dict) else {}
-    lineage.plain_bpe(model)
+    ignore = bool(model.get("ignore_merges"))
+    lineage.plain_bpe({**model, "ignore_merges": False})
     dummy, escape = _normalizer(document.get("normalizer"), document.get("pre_tokenizer"))
     vocab: dict[str, int] = model.get("vocab") or {}
     require(len(set(vocab.values())) == len(vocab), "model.vocab: two pieces on one id")
-    byte_fallback = bool(model.get("byte_fallback"))
+    # Without any byte piece upstream's byte fallback falls back to unk: spm's off.
+    byte_fallback = bool(model.get("byte_fallback")) and any(b in vocab for b in BYTE_PIECES)
     merges = lineage.merges_of(model)
     for left, right in merges:
         require(left in vocab and right in vocab and left + right in vocab,
@@ -149,6 +151,16 @@ def convert(document: dict[str, Any]) -> Converted:
     ranks = lineage.greedy_equivalent(
         merges, symbols, lambda a, b: a + b,
         lambda p: [(p[:i], p[i:]) for i in range(1, len(p))])
+    if ignore:  # upstream takes a whole text part that is a piece: BPE must make it too
+        contents = {e.get("content") for e in document.get("added_tokens") or []}
+        for piece in vocab:
+            if len(piece) < 2 or piece in contents or (piece in BYTE_PIECES
+                                                       and byte_fallback):
+                continue
+            require(piece in ranks and lineage.merge_word(list(piece), ranks,
+                                                          lambda a, b: a + b) == [piece],
+                    f"model.ignore_merges: BPE does not make the piece {piece!r} of its "
+                    "own characters (upstream takes a whole part that is a piece)")
     unk = model.get("unk_token")
     unk_id = vocab.get(unk) if isinstance(unk, str) else None
     require(unk is None or unk_id is not None, "model.unk_token: not in the vocabulary")
@@ -180,9 +192,10 @@ def convert(document: dict[str, Any]) -> Converted:
     total = len(merges) + 1
     proto = bytearray()
     for number in range(size):
-        piece = pieces.get(number)
-        if piece is None:  # a hole: a control piece nothing produces, decoded as ""
-            kind, score, piece = CONTROL, 0.0, f"<hole-{number}>"
+        found = pieces.get(number)
+        piece = found if found is not None else f"<hole-{number}>"
+        if found is None:  # a hole: a control piece nothing produces, decoded as ""
+            kind, score = CONTROL, 0.0
         elif number == unk_id:
             kind, score = UNKNOWN, 0.0
         elif number in added:
@@ -210,6 +223,6 @@ def convert(document: dict[str, Any]) -> Converted:
                   + _int(5, int(escape)))
     proto += _bytes(2, trainer) + _bytes(3, normalizer)
     specials = frozenset(k for k, v in added.items() if v.get("special"))
-    contents = sorted(v["content"] for k, v in added.items() if dummy or k == unk_id)
+    held = sorted(v["content"] for k, v in added.items() if dummy or k == unk_id)
     return Converted(bytes(proto), bos, eos, specials,
-                     _decoder(document.get("decoder"), dummy, escape), tuple(contents))
+                     _decoder(document.get("decoder"), dummy, escape), tuple(held))

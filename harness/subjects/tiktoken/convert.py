@@ -22,13 +22,23 @@ NotExpressibleError = lineage.NotExpressibleError
 #: The pattern of ``ByteLevel(use_regex=true)`` (GPT-2's), as upstream writes it.
 GPT2_PATTERN: Final = (r"'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+"
                        r"|\s+(?!\S)|\s+")
+#: ``ByteLevel(use_regex=false)`` alone: the whole text is one word.
+WHOLE_TEXT: Final = r"[\s\S]+"
 #: Split patterns that match every character of every text (tiktoken encodes the matches
-#: only and drops what lies between them; upstream's Isolated keeps it): GPT-2's and
-#: cl100k's (Llama 3's), verbatim: fancy-regex reads them as Oniguruma does.
+#: only and drops what lies between them; upstream's Isolated keeps it): each has an
+#: alternative for letters, numbers, everything else and whitespace. GPT-2's, cl100k's
+#: (Llama 3's), Qwen 2's and o200k's (GPT-4o's), verbatim: fancy-regex reads them as
+#: Oniguruma does (the tests check these are the generator's own spellings).
 COVERING: Final = frozenset({
     GPT2_PATTERN,
     r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+"
     r"[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+",
+    r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+"
+    r"[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+",
+    r"[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+"
+    r"(?i:'s|'t|'re|'ve|'m|'ll|'d)?|[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+"
+    r"[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+"
+    r"[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+",
 })
 
 
@@ -68,8 +78,13 @@ def _byte_level(step: Any, *, regex: bool) -> bool:
 
 
 def _pattern(pre_tokenizer: Any) -> str:
-    if _byte_level(pre_tokenizer, regex=True):
+    if _byte_level(pre_tokenizer, regex=True) or (
+            isinstance(pre_tokenizer, dict) and pre_tokenizer.get("type") == "ByteLevel"
+            and pre_tokenizer.get("add_prefix_space") is False
+            and "use_regex" not in pre_tokenizer):
         return GPT2_PATTERN
+    if _byte_level(pre_tokenizer, regex=False):
+        return WHOLE_TEXT
     steps = pre_tokenizer.get("pretokenizers") if isinstance(pre_tokenizer, dict) else None
     require(isinstance(steps, list) and len(steps) == 2
             and _byte_level(steps[1], regex=False),
