@@ -8,7 +8,7 @@ it by path in their own environments. The rule is decision 0040.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Any, Final
 
 NOT_EXPRESSIBLE: Final = "not-expressible"
@@ -28,7 +28,10 @@ def merges_of(model: Mapping[str, Any]) -> list[tuple[str, str]]:
     ``#version`` lines dropped, as upstream reads them)."""
     out: list[tuple[str, str]] = []
     for entry in model.get("merges") or []:
-        if isinstance(entry, str):
+        if type(entry) is list and len(entry) == 2 and type(entry[0]) is str and type(
+                entry[1]) is str:  # the common form first: real files have 10^5 merges
+            out.append((entry[0], entry[1]))
+        elif isinstance(entry, str):
             if entry.startswith("#version"):
                 continue
             parts = entry.split(" ")
@@ -51,34 +54,45 @@ def plain_bpe(model: Mapping[str, Any]) -> None:
     require(not model.get("ignore_merges"), "model.ignore_merges: true")
 
 
-def greedy_equivalent(merges: Sequence[tuple[Any, Any]], symbols: set[Any],
-                      join: Callable[[Any, Any], Any],
-                      splits: Callable[[Any], Sequence[tuple[Any, Any]]]) -> dict[Any, int]:
+def greedy_equivalent(merges: Sequence[tuple[Any, Any]], symbols: Collection[Any]
+                      ) -> dict[Any, int]:
     """The rank of each merge's result (its first merge's), checked so that a greedy BPE
     over *pieces* (merge the adjacent pair whose concatenation is a piece, best rank
     first) makes the merges of the merge list: the merges of one result are consecutive
     in the list (SentencePiece-derived files list every split of a piece together), no
     merge is repeated, and every split of a result into two ``symbols`` (every piece and
-    unit that can stand in a word) is one of its merges. Raises ``NotExpressibleError``
-    otherwise."""
+    unit that can stand in a word) is one of its merges. The parts are ``str`` (characters)
+    or ``bytes``. Raises ``NotExpressibleError`` otherwise. Hot on real vocabularies
+    (Llama 3: 280,147 merges): plain loops, messages built only to raise."""
     ranks: dict[Any, int] = {}
-    own: dict[Any, set[tuple[Any, Any]]] = {}
+    first: dict[Any, tuple[Any, Any]] = {}
+    more: dict[Any, set[tuple[Any, Any]]] = {}
     previous: Any = None
     for rank, (left, right) in enumerate(merges):
-        result = join(left, right)
-        require(result == previous or result not in ranks, f"model.merges[{rank}]: "
-                f"{result!r} is made by an earlier, not adjacent merge too")
-        require((left, right) not in own.get(result, set()),
-                f"model.merges[{rank}]: {left!r} {right!r} is repeated")
-        ranks.setdefault(result, rank)
-        own.setdefault(result, set()).add((left, right))
+        result = left + right
+        if result != previous:
+            if result in ranks:
+                raise NotExpressibleError(f"model.merges[{rank}]: {result!r} is made by an "
+                                          "earlier, not adjacent merge too")
+            ranks[result] = rank
+            first[result] = (left, right)
+        elif (left, right) == first[result] or (left, right) in more.get(result, ()):
+            raise NotExpressibleError(f"model.merges[{rank}]: {left!r} {right!r} is "
+                                      "repeated")
+        else:
+            more.setdefault(result, set()).add((left, right))
         previous = result
     for result, rank in ranks.items():
-        for left, right in splits(result):
-            require((left, right) in own[result] or left not in symbols
-                    or right not in symbols,
-                    f"model.merges[{rank}]: {result!r} can also be made of {left!r} + "
-                    f"{right!r}, which no merge makes")
+        for i in range(1, len(result)):
+            left = result[:i]
+            if left not in symbols:
+                continue
+            right = result[i:]
+            if right in symbols and (left, right) != first[result] and (
+                    left, right) not in more.get(result, ()):
+                raise NotExpressibleError(f"model.merges[{rank}]: {result!r} can also be "
+                                          f"made of {left!r} + {right!r}, which no merge "
+                                          "makes")
     return ranks
 
 

@@ -72,9 +72,7 @@ def test_sentencepiece_declines_what_a_model_proto_cannot_say(change: Any, rule:
 def test_a_second_split_of_a_merge_result_is_declined() -> None:
     merges = [("a", "b"), ("b", "c"), ("ab", "c")]  # "abc" is also "a" + "bc"
     with pytest.raises(lineage.NotExpressibleError, match="can also be made"):
-        lineage.greedy_equivalent(merges, {"a", "b", "c", "ab", "bc", "abc"},
-                                  lambda a, b: a + b,
-                                  lambda p: [(p[:i], p[i:]) for i in range(1, len(p))])
+        lineage.greedy_equivalent(merges, {"a", "b", "c", "ab", "bc", "abc"})
 
 
 def test_the_byte_level_document_converts_with_ranks_equal_to_ids() -> None:
@@ -165,7 +163,7 @@ def test_the_converted_model_equals_upstream_and_the_rest_is_declined(
 
 
 def test_the_covering_patterns_are_the_generators_own_spellings() -> None:
-    from harness.strategies.components import GPT4O_PATTERN, LLAMA3_PATTERN, QWEN2_PATTERN
+    from harness.strategies.split_family import GPT4O_PATTERN, LLAMA3_PATTERN, QWEN2_PATTERN
 
     assert {LLAMA3_PATTERN, QWEN2_PATTERN, GPT4O_PATTERN, tik.GPT2_PATTERN} == tik.COVERING
 
@@ -176,3 +174,40 @@ def test_ignore_merges_converts_only_where_bpe_makes_every_piece() -> None:
     document["model"]["vocab"]["zz"] = len(document["model"]["vocab"])  # no merge makes it
     with pytest.raises(lineage.NotExpressibleError, match="ignore_merges"):
         spm.convert(document)
+
+
+# -- the expectations, their witnesses and findings ---------------------------------------
+
+
+@pytest.mark.parametrize("name", ["sentencepiece", "tiktoken"])
+def test_every_entry_is_written_up_and_pinned(name: str) -> None:
+    from harness.runs import third_party
+
+    folder = ROOT / "harness" / "subjects" / name
+    expectations = third_party.expectations_at(f"harness/subjects/{name}/expectations.yaml")
+    assert expectations.subject == name
+    findings = (folder / "FINDINGS.md").read_text("utf-8")
+    witnesses = folder / "witnesses.json"
+    pinned = {row["class"] for row in json.loads(witnesses.read_text("utf-8"))["cases"]
+              } if witnesses.is_file() else set()
+    for entry in expectations.entries:
+        assert f"`{entry.id}`" in findings, entry.id
+        assert entry.id in pinned, entry.id
+
+
+@pytest.mark.parametrize("name", ["sentencepiece", "tiktoken"])
+def test_each_pinned_witness_shows_its_entry_and_only_its_entry(name: str) -> None:
+    """Re-run through the real package: each witness still shows its class (not stale),
+    and every divergence of it that class explains no other entry explains, so without
+    the entry the witness is a failure."""
+    from harness.core.case import Case
+    from harness.runs import third_party
+
+    _subject(name).close()  # skips when the package is not in the cache
+    wired = third_party.engine_for(name)
+    rows = third_party.subject_pinned_rows(wired)
+    for row in rows:
+        _, judgement = wired.engine.evaluate(Case.from_json(row["case"]))
+        showing = [v for v in judgement.verdicts if row["class"] in v.classes]
+        assert showing, row["id"]
+        assert all(v.classes == (row["class"],) for v in showing), row["id"]

@@ -148,9 +148,7 @@ def convert(document: dict[str, Any]) -> Converted:
         require(not in_merges & set(BYTE_PIECES), "model.merges: a merge of byte pieces "
                 "(spm falls back to bytes after merging)")
     symbols = set(vocab) | {c for piece in vocab for c in piece}
-    ranks = lineage.greedy_equivalent(
-        merges, symbols, lambda a, b: a + b,
-        lambda p: [(p[:i], p[i:]) for i in range(1, len(p))])
+    ranks = lineage.greedy_equivalent(merges, symbols)
     if ignore:  # upstream takes a whole text part that is a piece: BPE must make it too
         contents = {e.get("content") for e in document.get("added_tokens") or []}
         for piece in vocab:

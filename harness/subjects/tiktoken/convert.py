@@ -67,9 +67,11 @@ class Converted:
 
 
 def _bytes_of(piece: str, where: str) -> bytes:
-    require(all(c in SYMBOL_BYTES for c in piece), f"{where}: {piece!r} is not over the "
-            "256 byte symbols")
-    return bytes(SYMBOL_BYTES[c] for c in piece)
+    try:
+        return bytes([SYMBOL_BYTES[c] for c in piece])
+    except KeyError:
+        raise NotExpressibleError(f"{where}: {piece!r} is not over the 256 byte symbols"
+                                  ) from None
 
 
 def _byte_level(step: Any, *, regex: bool) -> bool:
@@ -111,17 +113,24 @@ def convert(document: dict[str, Any]) -> Converted:
     lineage.plain_bpe({**model, "ignore_merges": False})
     vocab: dict[str, int] = model.get("vocab") or {}
     require(len(set(vocab.values())) == len(vocab), "model.vocab: two pieces on one id")
-    ranks = {_bytes_of(p, "model.vocab"): i for p, i in vocab.items()}
-    require(len(ranks) == len(vocab), "model.vocab: two pieces of the same bytes")
+    # A piece that is an added token and not over the byte symbols is never made by BPE:
+    # it is a special token only.
+    contents = {e.get("content") for e in document.get("added_tokens") or []}
+    mergeable = {p: i for p, i in vocab.items()
+                 if p not in contents or all(c in SYMBOL_BYTES for c in p)}
+    spelled = {p: _bytes_of(p, "model.vocab") for p in mergeable}
+    ranks = {spelled[p]: i for p, i in mergeable.items()}
+    require(len(ranks) == len(mergeable), "model.vocab: two pieces of the same bytes")
     require(all(bytes([b]) in ranks for b in range(256)), "model.vocab: not every byte "
             "(tiktoken starts every word from its bytes)")
-    merges = [(_bytes_of(a, "model.merges"), _bytes_of(b, "model.merges"))
-              for a, b in lineage.merges_of(model)]
-    for left, right in merges:
-        require(left in ranks and right in ranks and left + right in ranks,
-                f"model.merges: {left!r} {right!r} is not over the vocabulary")
-    made = lineage.greedy_equivalent(merges, set(ranks), lambda a, b: a + b,
-                                     lambda p: [(p[:i], p[i:]) for i in range(1, len(p))])
+    merges: list[tuple[bytes, bytes]] = []
+    for a, b in lineage.merges_of(model):
+        left, right = spelled.get(a), spelled.get(b)
+        if left is None or right is None or left + right not in ranks:
+            raise NotExpressibleError(f"model.merges: {a!r} {b!r} is not over the "
+                                      "vocabulary")
+        merges.append((left, right))
+    made = lineage.greedy_equivalent(merges, ranks)
     require(all(len(p) == 1 or p in made for p in ranks), "model.vocab: a piece no merge "
             "makes (tiktoken merges into every piece)")
     order = sorted(made, key=made.__getitem__)
@@ -141,9 +150,10 @@ def convert(document: dict[str, Any]) -> Converted:
                 f"added_tokens[{i}]: no content or id")
         require(not any(entry.get(f) for f in ("lstrip", "rstrip", "single_word")),
                 f"added_tokens[{i}]: lstrip/rstrip/single_word")
-        require(all("\x21" <= c <= "\x7e" for c in content), f"added_tokens[{i}]: not "
-                "printable ASCII (upstream decodes it through the byte map, tiktoken as "
-                "UTF-8)")
+        require(all("\x21" <= c <= "\x7e" for c in content)
+                or not all(c in SYMBOL_BYTES for c in content), f"added_tokens[{i}]: "
+                "over the byte symbols but not printable ASCII (upstream decodes it "
+                "through the byte map, tiktoken as UTF-8)")
         require(content not in specials and number not in specials.values(),
                 f"added_tokens[{i}]: a second token of that content or id")
         require(vocab.get(content, number) == number and (
