@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import copy
 import json
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -211,3 +212,30 @@ def test_each_pinned_witness_shows_its_entry_and_only_its_entry(name: str) -> No
         showing = [v for v in judgement.verdicts if row["class"] in v.classes]
         assert showing, row["id"]
         assert all(v.classes == (row["class"],) for v in showing), row["id"]
+
+
+# -- not run where the wheels cannot be had ------------------------------------------------
+
+
+@pytest.mark.parametrize("name", ["sentencepiece", "tiktoken"])
+def test_without_the_index_the_subject_is_skipped_in_one_line(
+        name: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    from harness.cli.subject import start_subject
+
+    monkeypatch.setenv("TOKENIZER_CONFORMANCE_CACHE", str(tmp_path))
+    monkeypatch.delenv("TOKENIZER_CONFORMANCE_BUILD", raising=False)
+
+    def run(command: list[str], **_: Any) -> subprocess.CompletedProcess[str]:
+        if command[1:3] == ["-m", "venv"]:
+            python = pypi.python_of(Path(command[-1]).parent)
+            python.parent.mkdir(parents=True)
+            python.write_text("", encoding="utf-8")
+            return subprocess.CompletedProcess(command, 0, "", "")
+        return subprocess.CompletedProcess(command, 1, "", "ERROR: Could not find a "
+                                           "version that satisfies the requirement")
+
+    monkeypatch.setattr(subprocess, "run", run)
+    assert start_subject(name) == ""
+    said = capsys.readouterr().out
+    assert said.startswith(f"skipped: {name}: pip download failed") and said.count("\n") == 1
