@@ -60,13 +60,15 @@ def greedy_equivalent(merges: Sequence[tuple[Any, Any]], symbols: Collection[Any
     over *pieces* (merge the adjacent pair whose concatenation is a piece, best rank
     first) makes the merges of the merge list: the merges of one result are consecutive
     in the list (SentencePiece-derived files list every split of a piece together), no
-    merge is repeated, and every split of a result into two ``symbols`` (every piece and
-    unit that can stand in a word) is one of its merges. The parts are ``str`` (characters)
-    or ``bytes``. Raises ``NotExpressibleError`` otherwise. Hot on real vocabularies
-    (Llama 3: 280,147 merges): plain loops, messages built only to raise."""
+    merge is repeated, no merge ``x y`` of a result has an earlier merge ``y z`` of the same
+    result (on ``x y z`` upstream takes the right pair, a greedy over pieces the leftmost),
+    and every split of a result into two ``symbols`` (every piece and unit that can stand
+    in a word) is one of its merges. The parts are ``str`` (characters) or ``bytes``.
+    Raises ``NotExpressibleError`` otherwise. Hot on real vocabularies (Llama 3: 280,147
+    merges): plain loops, messages built only to raise."""
     ranks: dict[Any, int] = {}
     first: dict[Any, tuple[Any, Any]] = {}
-    more: dict[Any, set[tuple[Any, Any]]] = {}
+    more: dict[Any, dict[tuple[Any, Any], int]] = {}
     previous: Any = None
     for rank, (left, right) in enumerate(merges):
         result = left + right
@@ -80,8 +82,18 @@ def greedy_equivalent(merges: Sequence[tuple[Any, Any]], symbols: Collection[Any
             raise NotExpressibleError(f"model.merges[{rank}]: {left!r} {right!r} is "
                                       "repeated")
         else:
-            more.setdefault(result, set()).add((left, right))
+            more.setdefault(result, {})[left, right] = rank
         previous = result
+    for result, extra in more.items():  # x+y and y+z of one result, overlapping on y:
+        rank_of = {first[result]: ranks[result], **extra}  # upstream takes the lower
+        for (x, y), rank in rank_of.items():  # rank, a greedy over pieces the leftmost
+            later = next((z for (u, z), other in rank_of.items() if u == y and other < rank),
+                         None)
+            if later is not None:
+                raise NotExpressibleError(
+                    f"model.merges[{rank}]: {x!r} {y!r} and the earlier {y!r} {later!r} "
+                    f"both make {result!r}: on {x!r} {y!r} {later!r} upstream merges the "
+                    "right pair first")
     for result, rank in ranks.items():
         for i in range(1, len(result)):
             left = result[:i]

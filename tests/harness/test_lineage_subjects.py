@@ -76,6 +76,17 @@ def test_a_second_split_of_a_merge_result_is_declined() -> None:
         lineage.greedy_equivalent(merges, {"a", "b", "c", "ab", "bc", "abc"})
 
 
+def test_an_earlier_overlapping_merge_of_one_result_is_declined() -> None:
+    # on "aa a aa" upstream merges "a aa" (rank 1) first, a greedy over pieces "aa a"
+    merges = [("a", "a"), ("a", "aa"), ("aa", "a")]
+    with pytest.raises(lineage.NotExpressibleError, match="right pair first"):
+        lineage.greedy_equivalent(merges, {"a", "aa", "aaa"})
+    # two splits of one result that cannot overlap: converted
+    merges = [("a", "b"), ("b", "c"), ("ab", "c"), ("a", "bc")]
+    assert lineage.greedy_equivalent(merges, {"a", "b", "c", "ab", "bc", "abc"}) == {
+        "ab": 0, "bc": 1, "abc": 2}
+
+
 def test_the_byte_level_document_converts_with_ranks_equal_to_ids() -> None:
     converted = tik.convert(_byte_level())
     assert converted.ranks[b" ab"] == 257 and converted.ranks[b"a"] == ord("a")
@@ -222,7 +233,10 @@ def test_without_the_index_the_subject_is_skipped_in_one_line(
         name: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
         capsys: pytest.CaptureFixture[str]) -> None:
     from harness.cli.subject import start_subject
+    from harness.runs import third_party
 
+    third_party.engine_for.cache_clear()  # a subject started by an earlier test
+    third_party.subject_for.cache_clear()
     monkeypatch.setenv("TOKENIZER_CONFORMANCE_CACHE", str(tmp_path))
     monkeypatch.delenv("TOKENIZER_CONFORMANCE_BUILD", raising=False)
 
