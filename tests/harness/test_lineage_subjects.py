@@ -253,3 +253,22 @@ def test_without_the_index_the_subject_is_skipped_in_one_line(
     assert start_subject(name) == ""
     said = capsys.readouterr().out
     assert said.startswith(f"skipped: {name}: pip download failed") and said.count("\n") == 1
+
+
+def test_a_transplanted_witness_the_subject_declines_is_not_run_for_it(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    import types
+
+    from harness.judge.classify import Judgement
+    from harness.matrix import transplant
+
+    case = {"document": LLAMA_LIKE, "texts": ["a"], "id_runs": [], "pairs": []}
+    witnesses = [types.SimpleNamespace(id="x/declined", case=case),
+                 types.SimpleNamespace(id="x/agreed", case=case)]
+    answers = iter([Judgement([], [("load", DECLINED)]), Judgement([], [])])
+    monkeypatch.setattr(transplant, "all_witnesses", lambda: witnesses)
+    monkeypatch.setattr(transplant, "evaluator", lambda spec: (
+        lambda _: (None, next(answers)), "lineage", "lineage@0"))
+    rows = transplant.replay("lineage")["rows"]
+    assert rows["x/declined"]["result"] == "not-run" and "declined" in rows["x/declined"]["why"]
+    assert rows["x/agreed"] == {"result": "agrees"}
