@@ -24,6 +24,7 @@ import json
 import sys
 import time
 from collections.abc import Callable, Sequence
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from typing import Any, TextIO
 
@@ -42,12 +43,12 @@ from ..fixture_builders.real_models import (
 )
 from ..judge.classify import judge
 from ..judge.compare import REFERENCE_SIDE, SUBJECT_SIDE
-from ..strategies.sampled_texts import TextSampler, batches
+from ..strategies.sampled_texts import TextSampler, seeds
 from ..strategies.texts import inventory
 from ..subjects.protocol import ALL_CAPABILITIES, Subject, failed
 from ..subjects.reference import LENIENT, STRICT, ReferenceSubject
 from ..subjects.upstream import UPSTREAM
-from .engine import Engine
+from .engine import Engine, Timing
 from .observe import Side, load_outcome, needs_lenient, observe_inputs
 from .replay import CaseReplayer
 from .tally import Tally, Witness
@@ -86,10 +87,13 @@ def text_size(case: Case) -> int:
 
 class LoadedFixture:
     """Both sides of one fixture, loaded once: ``subject`` (our strict reference unless
-    given) and upstream. Where our strict reference refuses what upstream loads, the
-    lenient reference is loaded too and becomes ``subject`` for the texts (``track``)."""
+    given) and ``upstream``. Where our strict reference refuses what upstream loads, the
+    lenient reference (``lenient``; ours unless given) is loaded too and becomes
+    ``subject`` for the texts (``track``)."""
 
-    def __init__(self, text: str, subject: Subject[Any] = STRICT) -> None:
+    def __init__(self, text: str, subject: Subject[Any] = STRICT, *,
+                 upstream: Subject[Any] = UPSTREAM, lenient: Subject[Any] | None = None
+                 ) -> None:
         self.document: dict[str, Any] = json.loads(text)
         #: The case every text of this fixture shares (its canonical text made once).
         self.load_case = Case(self.document)
@@ -98,7 +102,8 @@ class LoadedFixture:
         self.ours = subject.load(text)
         self.ours_seconds = time.perf_counter() - started
         started = time.perf_counter()
-        self.theirs = UPSTREAM.load(text)
+        self.upstream = upstream
+        self.theirs = upstream.load(text)
         self.theirs_seconds = time.perf_counter() - started
         self.track: Track = "strict"
         self.loads = [Observation("strict", "load", None, (), load_outcome(self.ours),
@@ -106,12 +111,13 @@ class LoadedFixture:
         self.lenient_seconds: float | None = None
         #: Texts observed so far (a generated case carries a batch of them).
         self.texts_observed = 0
-        if (isinstance(subject, ReferenceSubject) and subject.strict
-                and needs_lenient(self.ours, self.theirs)):
+        if lenient is None and isinstance(subject, ReferenceSubject) and subject.strict:
+            lenient = LENIENT
+        if lenient is not None and needs_lenient(self.ours, self.theirs):
             started = time.perf_counter()
-            self.ours = LENIENT.load(text)
+            self.ours = lenient.load(text)
             self.lenient_seconds = time.perf_counter() - started
-            self.subject, self.track = LENIENT, "lenient"
+            self.subject, self.track = lenient, "lenient"
             self.loads.append(Observation("lenient", "load", None, (),
                                           load_outcome(self.ours), load_outcome(self.theirs)))
 
@@ -121,7 +127,7 @@ class LoadedFixture:
         if "pairs" not in self.subject.capabilities:
             case = dataclasses.replace(case, pairs=())
         return list(observe_inputs(case, self.track, Side(self.subject, self.ours),
-                                   Side(UPSTREAM, self.theirs), all_without_specials=True))
+                                   Side(self.upstream, self.theirs), all_without_specials=True))
 
     def case(self, text: str) -> Case:
         return dataclasses.replace(self.load_case, texts=(text,))
@@ -171,14 +177,28 @@ def run_fixture(name: str, *, corpus: list[str], examples: int, seed_value: int,
                     capabilities=capabilities, classes=classes, side=side)
     if wired is None:
         _time_corpus(result, loaded, corpus)
-    engine.run_items((loaded.case(text) for text in corpus), result.tally)
     result.corpus_texts = len(corpus)
+    result.generated_texts = run_texts(loaded, engine, corpus, examples=examples,
+                                       seed_value=seed_value, tally=result.tally)
+    return result
+
+
+def run_texts(loaded: LoadedFixture, engine: Engine, corpus: list[str], *, examples: int,
+              seed_value: int, tally: Tally, timing: Timing | None = None) -> int:
+    """The corpus, then ``examples`` generated texts in seeded batches, through ``engine``
+    into ``tally``; returns how many generated texts ran. ``timing`` times the drawing of
+    the batches as ``generation`` (the bench)."""
+    engine.run_items((loaded.case(text) for text in corpus), tally)
     cases = -(-examples // TEXTS_PER_CASE)
     before = loaded.texts_observed
-    strategy = batches(real_texts(loaded.document, corpus), TEXTS_PER_CASE).map(loaded.batch)
-    engine.explore(strategy, budget=cases, seed_value=seed_value, tally=result.tally)
-    result.generated_texts = loaded.texts_observed - before
-    return result
+    sampler = real_texts(loaded.document, corpus)
+
+    def batch(value: int) -> Case:
+        with timing.stage("generation") if timing is not None else nullcontext():
+            return loaded.batch(sampler.batch(value, TEXTS_PER_CASE))
+
+    engine.explore(seeds().map(batch), budget=cases, seed_value=seed_value, tally=tally)
+    return loaded.texts_observed - before
 
 
 def skip_line(name: str, reason: FixtureError) -> str:

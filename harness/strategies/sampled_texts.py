@@ -95,6 +95,11 @@ def scalar(rng: random.Random) -> str:
     return chr(value if value < 0xD800 else value + 0x800)
 
 
+def seeds() -> st.SearchStrategy[int]:
+    """The one integer Hypothesis draws per batch."""
+    return st.integers(0, 2**63 - 1)
+
+
 def batches(sampler: TextSampler, size: int) -> st.SearchStrategy[tuple[str, ...]]:
     """Batches of ``size`` texts, each expanded from one integer Hypothesis draws."""
-    return st.integers(0, 2**63 - 1).map(lambda value: sampler.batch(value, size))
+    return seeds().map(lambda value: sampler.batch(value, size))
