@@ -78,6 +78,15 @@ def acceptance(report: Mapping[str, Any]) -> dict[str, Any]:
                       "disturbed by other load)", "value": value,
             "limit": f">= {COMPARISONS_PER_SECOND_FLOOR}",
             "met": value >= COMPARISONS_PER_SECOND_FLOOR}
+    jobs = report.get("jobs") or {}
+    for profile, entry in jobs.items():
+        if isinstance(entry, dict) and entry.get("limit_seconds") is not None \
+                and "seconds" in entry:
+            value = entry["seconds"]["min"]
+            out[f"job_seconds_{profile}"] = {
+                "figure": f"jobs.{profile}.seconds.min", "value": value,
+                "limit": f"<= {entry['limit_seconds']}",
+                "met": value <= entry["limit_seconds"]}
     efficiency: dict[str, float] = {}
     if harness and "subjects_share" in harness:
         efficiency["exploration"] = harness["subjects_share"]["median"]

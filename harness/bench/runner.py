@@ -33,6 +33,7 @@ from .encode import section_encode
 from .environment import environment
 from .figures import load_average, round_figure
 from .growth import section_growth
+from .jobs import section_jobs
 from .long_words import section_long_words
 from .memory import memory_child, section_memory
 from .real_model_phase import section_real_models
@@ -41,7 +42,8 @@ from .stages import section_harness
 
 #: The committed figures; written only with ``--write`` (else ``--output`` or stdout).
 COMMITTED_OUTPUT = Path("reports") / "bench.yaml"
-SECTIONS = ("encode", "growth", "long_words", "harness", "real_models", "decode", "memory")
+SECTIONS = ("encode", "growth", "long_words", "harness", "real_models", "decode", "memory",
+            "jobs")
 
 PREAMBLE = """\
 Benchmarks: the reference tokenizer (implementation/) against HuggingFace tokenizers,
@@ -63,6 +65,7 @@ SECTION_FUNCTIONS: dict[str, Callable[[Scale, list[str]], dict[str, Any]]] = {
     "real_models": section_real_models,
     "decode": section_decode,
     "memory": section_memory,
+    "jobs": section_jobs,
 }
 
 

@@ -37,6 +37,9 @@ class Scale:
     #: profile's) and its repeats.
     real_model_texts: int | None = None
     real_model_repeats: int = 1
+    #: The profiles whose whole conformance job the jobs section runs, and its repeats.
+    job_profiles: tuple[str, ...] = ("smoke", "dev", "ci")
+    job_repeats: int = 1
 
 
 def _conformance_fixtures() -> tuple[str, ...]:
@@ -60,6 +63,6 @@ SCALES: dict[str, Scale] = {
               long_word_sizes=(300, 1000),
               harness_examples=6, harness_repeats=2, decode_sequences=2, decode_length=512,
               memory_examples=4, memory_real_examples=-1, memory_repeats=1,
-              real_model_texts=32),
+              real_model_texts=32, job_profiles=("smoke",)),
     )
 }

@@ -189,13 +189,14 @@ def run_texts(loaded: LoadedFixture, engine: Engine, corpus: list[str], *, examp
     into ``tally``; returns how many generated texts ran. ``timing`` times the drawing of
     the batches as ``generation`` (the bench)."""
     engine.run_items((loaded.case(text) for text in corpus), tally)
-    cases = -(-examples // TEXTS_PER_CASE)
+    size = max(1, min(TEXTS_PER_CASE, examples))
+    cases = -(-examples // size)
     before = loaded.texts_observed
     sampler = real_texts(loaded.document, corpus)
 
     def batch(value: int) -> Case:
         with timing.stage("generation") if timing is not None else nullcontext():
-            return loaded.batch(sampler.batch(value, TEXTS_PER_CASE))
+            return loaded.batch(sampler.batch(value, size))
 
     engine.explore(seeds().map(batch), budget=cases, seed_value=seed_value, tally=tally)
     return loaded.texts_observed - before

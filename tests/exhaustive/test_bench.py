@@ -149,6 +149,13 @@ def test_section_contents(report: dict[str, Any]) -> None:
         assert sum(entry["split"][stage]["share"]["median"]
                    for stage in STAGES) == pytest.approx(1.0, abs=0.05)
 
+    smoke = report["jobs"]["smoke"]
+    assert smoke["verdict"] in ("pass", "incomplete"), smoke
+    assert smoke["cases"] == 20 and smoke["comparisons"] > 0
+    assert set(smoke["by_phase"]) == {"explore", "witness_search", "pinned", "real_models",
+                                      "morph_track"}
+    assert sum(p["median"] for p in smoke["by_phase"].values()) <= smoke["seconds"]["max"]
+
     if "skipped" not in report["decode"]:
         assert report["decode"]["ids"] == TINY_DECODE_IDS
         assert 0 < report["decode"]["byte_piece_share"] < 1
