@@ -42,7 +42,7 @@ class Reading:
 
 
 def with_option(obs: Observation, name: str, value: Any) -> Observation:
-    options = tuple((k, v) for k, v in obs.options if k != name) + ((name, value),)
+    options = (*((k, v) for k, v in obs.options if k != name), (name, value))
     return Observation(obs.track, obs.operation, obs.input, options, obs.subject,
                        obs.upstream)
 
@@ -63,6 +63,8 @@ class Readings:
         self.readings = dict(readings)
         self.tiers = tuple(tiers)
         self._cache: dict[tuple[str, int], tuple[dict[str, Any], dict[str, Any] | None]] = {}
+        self._replays: dict[tuple[int, tuple[str, ...], Observation],
+                            tuple[dict[str, Any], Outcome | None]] = {}
 
     def _changed(self, name: str, document: dict[str, Any]) -> dict[str, Any] | None:
         """``name``'s change of ``document``, computed once per document object (the
@@ -84,7 +86,20 @@ class Readings:
 
     def replayed(self, document: dict[str, Any], obs: Observation, names: Sequence[str]
                  ) -> Outcome | None:
-        """``obs`` replayed by upstream on ``document`` read the ways ``names`` say."""
+        """``obs`` replayed by upstream on ``document`` read the ways ``names`` say (once
+        per document object, observation and readings: each recogniser of a divergence
+        asks for the same few)."""
+        key = (id(document), tuple(names), obs)
+        held = self._replays.get(key)
+        if held is None or held[0] is not document:
+            if len(self._replays) > 4096:
+                self._replays.clear()
+            held = (document, self._replay(document, obs, names))
+            self._replays[key] = held
+        return held[1]
+
+    def _replay(self, document: dict[str, Any], obs: Observation, names: Sequence[str]
+                ) -> Outcome | None:
         changed, request = document, obs
         for name in names:
             reading = self.readings[name]

@@ -16,7 +16,7 @@ import re
 from typing import Any, Final
 
 from ...core.observation import Observation
-from ...core.outcome import Decoded, Outcome, Refused
+from ...core.outcome import Decoded, Encoded, Outcome, Refused
 from ...judge.compare import Divergence
 from ...judge.predicates import NONE, Context, Predicate
 from ..transformers_js.recognisers.replay import document_ids, model_of, replaying, with_model, yes
@@ -117,6 +117,30 @@ def byte_pieces_uppercased(document: dict[str, Any]) -> dict[str, Any] | None:
     return with_model(document, vocab=renamed, merges=merges)
 
 
+def _decodes_byte_runes(document: dict[str, Any]) -> bool:
+    return model_of(document).get("byte_fallback") is True or \
+        "ByteFallback" in _types(document.get("decoder"))
+
+
+def byte_pieces_as_tokens(document: dict[str, Any]) -> dict[str, Any] | None:
+    """With byte decoding on (the model's byte_fallback or a ByteFallback decoder)
+    kitoken reads each byte piece as the bytes it stands for, an ordinary token of its
+    vocabulary: ``<0x34>`` is the token "4". The vocabulary with each ASCII byte piece
+    spelt as its character (where that character is no token of its own)."""
+    model = model_of(document)
+    vocab = model.get("vocab")
+    if model.get("type") != "BPE" or not isinstance(vocab, dict) or \
+            not _decodes_byte_runes(document):
+        return None
+    renamed: dict[str, Any] = {}
+    for token, i in vocab.items():
+        piece = _BYTE_PIECE.match(token)
+        char = chr(int(piece.group(1), 16)) if piece else None
+        renamed[char if char is not None and ord(char) < 0x80 and char not in vocab
+                else token] = i
+    return with_model(document, vocab=renamed) if renamed.keys() != vocab.keys() else None
+
+
 def _ranked_vocabulary(model: dict[str, Any]) -> list[str]:
     """kitoken's order of the vocabulary: tokens a merge gives by that merge's index
     (the first one giving them), then the others by id."""
@@ -134,20 +158,19 @@ def merges_from_vocabulary(document: dict[str, Any]) -> dict[str, Any] | None:
     """kitoken merges two adjacent parts whenever their join is a vocabulary token,
     whether or not the file lists that merge: the merges every vocabulary token can be
     split into, in kitoken's rank order (the file's own merge of a token first). Applies
-    where some token only kitoken can reach (no merge of the file gives it)."""
+    where some pair joins into a token by no merge the file lists."""
     model = model_of(document)
     vocab = model.get("vocab")
     if model.get("type") != "BPE" or not isinstance(vocab, dict):
         return None
     listed = {sides for m in model.get("merges") or () if (sides := _merge_sides(m))}
-    given = {left + right for left, right in listed}
     merges: list[list[str]] = []
     extra = False
     for token in _ranked_vocabulary(model):
         splits = [(token[:i], token[i:]) for i in range(1, len(token))
                   if token[:i] in vocab and token[i:] in vocab]
         splits.sort(key=lambda sides: sides not in listed)
-        extra = extra or (token not in given and bool(splits))
+        extra = extra or any(sides not in listed for sides in splits)
         merges.extend([left, right] for left, right in splits)
     return with_model(document, merges=merges) if extra else None
 
@@ -202,7 +225,7 @@ def metaspace_first_on_text(document: dict[str, Any]) -> dict[str, Any] | None:
     starts the text: the scheme "never" with the ``▁`` given in the text itself
     (``_prefixed``)."""
     pre = document.get("pre_tokenizer")
-    if not _metaspace_first(pre) or document.get("normalizer") is not None:
+    if not _metaspace_first(pre):
         return None
     return {**document, "pre_tokenizer": _first_as_never(pre)}
 
@@ -231,6 +254,33 @@ def flag_off(flag: str) -> Change:
 
     change.__name__ = f"{flag}_off"
     return change
+
+
+def _unk_id(document: dict[str, Any]) -> int | None:
+    unk = model_of(document).get("unk_token")
+    for entry in document.get("added_tokens") or ():
+        if isinstance(entry, dict) and entry.get("content") == unk and isinstance(
+                entry.get("id"), int):
+            return int(entry["id"])
+    return None
+
+
+def _fuses_unk(document: dict[str, Any]) -> dict[str, Any] | None:
+    return document if model_of(document).get("fuse_unk") is True and \
+        _unk_id(document) is not None else None
+
+
+def unk_runs_collapsed(document: dict[str, Any], obs: Observation, outcome: Outcome | None
+                       ) -> Outcome | None:
+    """kitoken's fuse_unk is a processing step over the whole encoding (``Collapse``):
+    consecutive unk ids collapse into one across words and pre-tokenizer splits, where
+    upstream fuses unknown characters within a word only."""
+    unk = _unk_id(document)
+    if not isinstance(outcome, Encoded) or unk is None:
+        return outcome
+    ids = [i for n, i in enumerate(outcome.ids)
+           if not (i == unk and n and outcome.ids[n - 1] == unk)]
+    return Encoded(ids=tuple(ids), tokens=(), spans=(), special_mask=())
 
 
 def _unchanged(document: dict[str, Any]) -> dict[str, Any]:
@@ -303,6 +353,7 @@ READINGS: Final = Readings({
     "no_template": Reading(_unchanged, ENCODE, request=_without_template,
                            when=_asks_template),
     "lowercase_byte_pieces": Reading(byte_pieces_uppercased, ENCODE | DECODE),
+    "byte_pieces_as_tokens": Reading(byte_pieces_as_tokens, ENCODE),
     "unk_from_added_tokens": Reading(unk_from_added_tokens, ENCODE),
     "merges_from_vocabulary": Reading(merges_from_vocabulary, ENCODE),
     "single_word_not_read": Reading(flag_off("single_word"), ENCODE),
@@ -312,6 +363,7 @@ READINGS: Final = Readings({
     "dropout_not_read": Reading(dropout_off, ENCODE),
     "metaspace_first_on_whole_text": Reading(metaspace_first_on_text, ENCODE,
                                              request=_prefixed, when=_text_not_spaced),
+    "unk_fused_across_words": Reading(_fuses_unk, ENCODE, answer=unk_runs_collapsed),
     "no_decoder_concatenates": Reading(no_decoder_fused, DECODE),
     "byte_fallback_model_decodes_bytes": Reading(byte_pieces_kept, DECODE,
                                                  answer=byte_runs_as_utf8,
