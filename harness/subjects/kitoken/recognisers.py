@@ -160,6 +160,11 @@ def merges_from_vocabulary(document: dict[str, Any]) -> dict[str, Any] | None:
     split into, in kitoken's rank order (the file's own merge of a token first). Applies
     where some pair joins into a token by no merge the file lists."""
     model = model_of(document)
+    if model_of(document).get("continuing_subword_prefix"):
+        # Not modelled with a continuing_subword_prefix: upstream reads a merge's right
+        # side without the prefix, and a derived merge would slice a character there
+        # (upstream then panics, or aborts the process raising the message).
+        return None
     vocab = model.get("vocab")
     if model.get("type") != "BPE" or not isinstance(vocab, dict):
         return None

@@ -99,6 +99,11 @@ def merges_by_id(document: dict[str, Any]) -> dict[str, Any] | None:
     """tokie's encoders reach every vocabulary token that two tokens join into, ranked by
     id, whatever merges the file lists: the merges every token splits into, in id order
     (on the positions tokie numbers them by)."""
+    if model_of(document).get("continuing_subword_prefix"):
+        # Not modelled with a continuing_subword_prefix: upstream reads a merge's right
+        # side without the prefix, and a derived merge would slice a character there
+        # (upstream then panics, or aborts the process raising the message).
+        return None
     vocab = model_of(document).get("vocab")
     if not isinstance(vocab, dict):
         return None
