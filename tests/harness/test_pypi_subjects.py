@@ -281,7 +281,7 @@ def test_kitokens_byte_runs_are_read_as_one_utf8_text() -> None:
 
 
 def test_tokies_table_is_the_vocabulary_by_position_read_through_gpt2s_byte_map() -> None:
-    from harness.subjects.tokie import model
+    from harness.subjects.tokie.recognisers import model
 
     document = {"model": {"type": "BPE", "vocab": {"a": 0, "b": 7, "\u00f1": 3},
                           "merges": []}, "decoder": None}

@@ -7,12 +7,35 @@ index by position in the id-sorted vocabulary (not by id).
 
 from __future__ import annotations
 
-from typing import Any, Final
+from collections.abc import Callable
+from functools import wraps
+from typing import Any, Final, TypeVar
 
-from ..transformers_js.recognisers.replay import model_of
+from ...transformers_js.recognisers.replay import model_of
 
 #: GPT-2's non-printable bytes in the order their characters (U+0100...) stand for them.
 _NON_PRINTABLE: Final = (*range(0, 33), *range(127, 161), 173)
+
+
+T = TypeVar("T")
+
+
+def per_document(function: Callable[[dict[str, Any]], T]) -> Callable[[dict[str, Any]], T]:
+    """``function`` computed once per document object (a real file's vocabulary of 32,000
+    entries and 58,000 merges is read again by every recogniser of every divergence)."""
+    held: dict[int, tuple[dict[str, Any], T]] = {}
+
+    @wraps(function)
+    def once(document: dict[str, Any]) -> T:
+        found = held.get(id(document))
+        if found is None or found[0] is not document:
+            if len(held) > 256:
+                held.clear()
+            found = (document, function(document))
+            held[id(document)] = found
+        return found[1]
+
+    return once
 
 
 def _merge_sides(merge: Any) -> tuple[str, str] | None:
@@ -30,6 +53,7 @@ def _id(vocab: dict[str, Any], token: str) -> int:
     return found if isinstance(found, int) and found >= 0 else 0
 
 
+@per_document
 def topological(document: dict[str, Any]) -> bool:
     """hf.rs ``are_merges_topological``: merge N names only ids below the first merge's
     result id (256 without merges) plus N. True picks the byte-level path."""
@@ -48,6 +72,7 @@ def topological(document: dict[str, Any]) -> bool:
     return True
 
 
+@per_document
 def bytelevel_decoder(document: dict[str, Any]) -> bool:
     """hf.rs ``is_bytelevel_decoder``: a ByteLevel decoder (or one in a Sequence), or a
     ByteLevel step in a Sequence pre-tokenizer."""
@@ -96,6 +121,7 @@ def token_bytes(document: dict[str, Any], token: str) -> bytes:
     return bytes([byte]) if byte is not None else token.encode("utf-8", "surrogatepass")
 
 
+@per_document
 def positions(document: dict[str, Any]) -> list[str]:
     """The vocabulary sorted by id (strings of one id by their order as keys: serde_json's
     map is sorted): tokie's table, indexed by position."""
@@ -113,6 +139,7 @@ def _pre_types(document: dict[str, Any]) -> list[Any]:
     return top + inner
 
 
+@per_document
 def detected_normalizer(document: dict[str, Any]) -> str:
     """hf.rs ``detect_normalizer``: the normalizer tokie picks from the file's normalizer
     and pre-tokenizer (a Metaspace pre-tokenizer one way or another, mostly)."""
@@ -150,6 +177,7 @@ def _replaces_space(step: dict[str, Any]) -> bool:
         pattern.get("String") == " " and step.get("content") == "\u2581"
 
 
+@per_document
 def sentencepiece_encoder(document: dict[str, Any]) -> bool:
     """tokie loads the file with its SentencePiece encoder (and decodes as Metaspace):
     the vocab-defined path with a Metaspace normalizer detected."""
@@ -215,6 +243,7 @@ def _piece(name: str | None, type_id: int) -> dict[str, Any]:
     return {"SpecialToken": {"id": name, "type_id": type_id}}
 
 
+@per_document
 def template(document: dict[str, Any]) -> dict[str, Any] | None:
     """tokie's post-processor, as a TemplateProcessing (None: it has none): the single
     template is searched for [CLS] and [SEP]
@@ -246,6 +275,7 @@ def template(document: dict[str, Any]) -> dict[str, Any] | None:
                                for name in used}}
 
 
+@per_document
 def special_ids(document: dict[str, Any]) -> set[int]:
     """The ids of tokie's post-processor (its special-tokens mask, its decode skips)."""
     found = template(document) if template_parts(document.get("post_processor")) else None

@@ -15,11 +15,11 @@ from __future__ import annotations
 import re
 from typing import Any, Final
 
-from ...core.observation import Observation
-from ...core.outcome import Decoded, Encoded, Outcome, Refused
-from ...judge.compare import Divergence
-from ...judge.predicates import NONE, Context, Predicate
-from ..transformers_js.recognisers.replay import document_ids, model_of, replaying, with_model, yes
+from ....core.observation import Observation
+from ....core.outcome import Decoded, Encoded, Outcome, Refused
+from ....judge.compare import Divergence
+from ....judge.predicates import NONE, Context, Predicate
+from ...transformers_js.recognisers.replay import document_ids, model_of, replaying, with_model, yes
 from .readings import DECODE, ENCODE, Change, Reading, Readings, with_option
 
 _UNK_NOT_SPECIAL: Final = re.compile(r'^invalid data: Unknown token "(.*)" not found in '

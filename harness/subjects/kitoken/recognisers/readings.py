@@ -13,11 +13,11 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
-from ...core.observation import Observation
-from ...core.outcome import Decoded, Encoded, Outcome
-from ...judge.compare import Divergence
-from ...judge.predicates import ALL, NONE, Context, Predicate
-from ..transformers_js.recognisers.replay import replay_on, yes
+from ....core.observation import Observation
+from ....core.outcome import Decoded, Encoded, Outcome
+from ....judge.compare import Divergence
+from ....judge.predicates import ALL, NONE, Context, Predicate
+from ...transformers_js.recognisers.replay import replay_on, yes
 
 #: A change of the document (None: the reading does not apply to it).
 Change = Callable[[dict[str, Any]], dict[str, Any] | None]

@@ -12,12 +12,12 @@ import dataclasses
 import re
 from typing import Any, Final
 
-from ...core.observation import Observation
-from ...core.outcome import Crashed, Decoded, Encoded, Outcome, Refused
-from ...judge.compare import Divergence
-from ...judge.predicates import NONE, Context, Predicate
-from ..kitoken.readings import ENCODE, Reading, Readings
-from ..transformers_js.recognisers.replay import model_of, replaying, with_model, yes
+from ....core.observation import Observation
+from ....core.outcome import Crashed, Decoded, Encoded, Outcome, Refused
+from ....judge.compare import Divergence
+from ....judge.predicates import NONE, Context, Predicate
+from ...kitoken.recognisers.readings import ENCODE, Reading, Readings
+from ...transformers_js.recognisers.replay import model_of, replaying, with_model, yes
 from . import model
 
 #: Where tokie 0.1.4 panics, measured: (the operation, its source file; one unchecked
