@@ -96,17 +96,17 @@ def _model_field_off(field: str, neutral: Any) -> Any:
 
 
 def merges_by_id(document: dict[str, Any]) -> dict[str, Any] | None:
-    """tokie's encoders reach every vocabulary token that two tokens join into, ranked by
-    id, whatever merges the file lists: the merges every token splits into, in id order
-    (on the positions tokie numbers them by)."""
+    """On its byte-level path tokie's encoders reach every vocabulary token that two
+    tokens join into, ranked by id, whatever merges the file lists: the merges every
+    token splits into, in id order (on the positions tokie numbers them by)."""
     if model_of(document).get("continuing_subword_prefix"):
         # Not modelled with a continuing_subword_prefix: upstream reads a merge's right
         # side without the prefix, and a derived merge would slice a character there
         # (upstream then panics, or aborts the process raising the message).
         return None
     vocab = model_of(document).get("vocab")
-    if not isinstance(vocab, dict):
-        return None
+    if not isinstance(vocab, dict) or not model.topological(document):
+        return None  # the vocab-defined path merges by the file's merges
     merges = [[token[:i], token[i:]] for token in model.positions(document)
               for i in range(1, len(token)) if token[:i] in vocab and token[i:] in vocab]
     return with_model(document, merges=merges) if merges != model_of(document).get(
@@ -143,11 +143,13 @@ def _pre_steps(step: Any) -> list[Any]:
 
 
 def unknown_dropped(document: dict[str, Any]) -> dict[str, Any] | None:
-    """tokie drops a character no token covers, silently (no unk, no byte fallback):
-    upstream without an unk token and byte fallback drops it too."""
+    """On its byte-level path tokie drops a character no token covers, silently (no
+    unk, no byte fallback): upstream without an unk token and byte fallback drops it
+    too."""
     model_ = model_of(document)
-    if model_.get("unk_token") is None and model_.get("byte_fallback") is not True:
-        return None
+    if not model.topological(document) or (model_.get("unk_token") is None
+                                            and model_.get("byte_fallback") is not True):
+        return None  # (on its byte-level path: the vocab-defined one falls back to bytes)
     return with_model(document, unk_token=None, byte_fallback=False)
 
 

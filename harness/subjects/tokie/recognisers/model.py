@@ -185,12 +185,17 @@ def sentencepiece_encoder(document: dict[str, Any]) -> bool:
         "Metaspace", "MetaspaceReplace")
 
 
+#: What ``decoded`` gives where tokie's Metaspace decode meets a token whose bytes are not
+#: UTF-8 (its decode is then None): bytes that are not UTF-8 either.
+NOT_UTF8: Final = b"\xff"
+
+
 def decoded(document: dict[str, Any], ids: tuple[int, ...]) -> bytes | None:
     """tokie's decode, as bytes: the token at each id's position, concatenated (none of
     the file's decoders run); with its SentencePiece encoder, its Metaspace decode
     instead (its post-processor's ids skipped, each token's bytes UTF-8 or the whole
     decode None, ``▁`` as a space, one leading space removed). None where an id is past
-    the table (tokie panics) or a SentencePiece token is not UTF-8 (decode gives None)."""
+    the table (tokie panics); ``NOT_UTF8`` where a SentencePiece token is not UTF-8."""
     table = positions(document)
     if any(not 0 <= i < len(table) for i in ids):
         return None
@@ -204,7 +209,7 @@ def decoded(document: dict[str, Any], ids: tuple[int, ...]) -> bytes | None:
         try:
             text += token_bytes(document, table[i]).decode("utf-8").replace("\u2581", " ")
         except UnicodeDecodeError:
-            return None
+            return NOT_UTF8
     return text.removeprefix(" ").encode("utf-8")
 
 
