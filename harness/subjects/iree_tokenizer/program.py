@@ -33,12 +33,14 @@ STATUS: Final = re.compile(r"^(?:\S+:\d+: )?([A-Z_]+); (.*)$", re.DOTALL)
 
 def status_refusal(error: BaseException) -> RefusalError | None:
     """The refusal an IREE status error makes, or None for any other exception."""
-    found = STATUS.match(str(error).strip("'\""))
+    text = error.args[0] if isinstance(error, KeyError) and error.args \
+        and isinstance(error.args[0], str) else str(error)  # a KeyError's str is a repr
+    found = STATUS.match(text)
     if found is None:
         return None
     code, message = found.groups()
     rule = re.sub(r"\d+", "N", f"{code}; {message.splitlines()[0]}")
-    return RefusalError(rule[:200], str(error)[:400])
+    return RefusalError(rule[:200], text[:400])
 
 
 def _called(call: Any, *args: Any, **kwargs: Any) -> Any:

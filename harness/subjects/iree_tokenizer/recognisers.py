@@ -24,7 +24,15 @@ from ..fastokens.recognisers import (
     decodes_normalized_added_token_as_content,
     token_of_normalized_added_token_is_content,
 )
-from ..transformers_js.recognisers.replay import replay_on, replaying, yes
+from ..transformers_js.recognisers.replay import (
+    MARKER,
+    document_ids,
+    replay_on,
+    replaying,
+    same_tiers,
+    unmarked,
+    yes,
+)
 
 
 def _refused_load(div: Divergence) -> str | None:
@@ -54,18 +62,26 @@ def continuing_subword_prefix_refused(ctx: Context, div: Divergence) -> frozense
                and named.group(1) == re.sub(r"\d+", "N", prefix))
 
 
-_UNSUPPORTED_TYPE: Final = re.compile(r"^UNIMPLEMENTED; (\w+) type not supported: '(\w+)'$")
+_UNSUPPORTED_TYPE: Final = re.compile(r"^UNIMPLEMENTED; (\w+) type not (?:yet )?supported: "
+                                      r"'(\w+)'$")
+_UNSUPPORTED_MODEL: Final = re.compile(r"^UNIMPLEMENTED; unsupported model type: '(\w+)'$")
 _SLOTS: Final = {"decoder": "decoder", "normalizer": "normalizer",
                  "pre_tokenizer": "pre_tokenizer", "post_processor": "post_processor",
                  "pre-tokenizer": "pre_tokenizer", "post-processor": "post_processor"}
 
 
 def component_type_refused(ctx: Context, div: Divergence) -> frozenset[int]:
-    """A component type the library does not implement: refused as UNIMPLEMENTED
-    ("decoder type not supported: 'BPEDecoder'"). Checked: the slot the rule names (or a
-    Sequence in it) really holds a component of that type."""
+    """A component or model type the library does not implement: refused as
+    UNIMPLEMENTED ("decoder type not supported: 'BPEDecoder'", "unsupported model type:
+    'WordLevel'"). Checked: the slot the rule names (or a Sequence in it) really holds a
+    component of that type, or the model is of that type."""
     rule = _refused_load(div)
-    named = _UNSUPPORTED_TYPE.match(rule) if rule is not None else None
+    if rule is None:
+        return NONE
+    model = _UNSUPPORTED_MODEL.match(rule)
+    if model is not None:
+        return yes(ctx.doc.model.get("type") == model.group(1))
+    named = _UNSUPPORTED_TYPE.match(rule)
     if named is None or named.group(1) not in _SLOTS:
         return NONE
     return yes(named.group(2) in component_types(ctx.doc.raw.get(_SLOTS[named.group(1)])))
@@ -84,6 +100,56 @@ def unk_token_missing_refused(ctx: Context, div: Divergence) -> frozenset[int]:
     unk = ctx.doc.unk_token
     return yes(named is not None and unk is not None and unk not in ctx.doc.vocab
                and named.group(1) == re.sub(r"\d+", "N", unk))
+
+
+_UNKNOWN_MERGE_TOKEN: Final = re.compile(r"^NOT_FOUND; merge at index N references unknown "
+                                         r"left token '(.*)'$", re.DOTALL)
+
+
+def version_header_merge_refused(ctx: Context, div: Divergence) -> frozenset[int]:
+    """A merges list opening with the ``#version: 0.2`` header line of a merges.txt:
+    upstream skips it, the library reads it as a merge of "#version:" and "0.2" and
+    refuses the file for the unknown token. Checked: the token named is "#version:",
+    the first merge is a string starting with "#version" and upstream loaded."""
+    rule = _refused_load(div)
+    named = _UNKNOWN_MERGE_TOKEN.match(rule) if rule is not None else None
+    merges = ctx.doc.merges
+    first = merges[0] if isinstance(merges, list) and merges else None
+    return yes(named is not None and named.group(1) == "#version:"
+               and isinstance(div.observation.upstream, Loaded)
+               and isinstance(first, str) and first.startswith("#version"))
+
+
+#: How many trailing characters a replay's Strip decoder may take: more than any text.
+_ALL_TRAILING: Final = 4096
+
+
+def strip_takes_every_trailing(document: dict[str, Any]) -> dict[str, Any]:
+    """``document`` with each Strip decoder step (nested Sequences too) taking every
+    trailing ``content`` character (``stop`` raised past any text)."""
+    def raised(step: Any) -> Any:
+        if not isinstance(step, dict):
+            return step
+        if step.get("type") == "Strip":
+            return {**step, "stop": _ALL_TRAILING}
+        if step.get("type") == "Sequence" and isinstance(step.get("decoders"), list):
+            return {**step, "decoders": [raised(s) for s in step["decoders"]]}
+        return step
+
+    return {**document, "decoder": raised(document.get("decoder"))}
+
+
+def strip_decoder_strips_all_trailing(ctx: Context, div: Divergence) -> frozenset[int]:
+    """A Strip decoder (Llama/Mistral: one leading space, ``stop: 0``) strips every
+    trailing ``content`` character in the library: "a " decodes as "a". Checked: the
+    decoder has a Strip step whose stop is below the text, and upstream replayed with
+    that step taking every trailing character answers exactly the subject's text."""
+    obs = div.observation
+    if not (obs.operation == "decode" and isinstance(obs.subject, Decoded)
+            and "Strip" in component_types(ctx.doc.raw.get("decoder"))):
+        return NONE
+    replayed = replay_on(strip_takes_every_trailing(ctx.doc.raw), obs)
+    return yes(isinstance(replayed, Decoded) and replayed.text == obs.subject.text)
 
 
 _BUFFER_FULL: Final = "RESOURCE_EXHAUSTED; decode output buffer full"
@@ -116,7 +182,8 @@ def special_tokens_outside_decoder(ctx: Context, div: Divergence) -> frozenset[i
     (upstream strips ``<s>``, which has no space, and keeps the space of ``▁``).
     Checked: the input holds a special token, and upstream decoding each run of
     ordinary ids alone, joined by the special contents (dropped when skipping), gives
-    exactly the subject's text."""
+    exactly the subject's text (a Strip decoder taking every trailing character, as
+    the library's does: its own entry)."""
     obs = div.observation
     if not (obs.operation == "decode" and isinstance(obs.input, tuple)
             and isinstance(obs.subject, Decoded)):
@@ -124,6 +191,7 @@ def special_tokens_outside_decoder(ctx: Context, div: Divergence) -> frozenset[i
     special = _special_ids(ctx)
     if not any(i in special for i in obs.input):
         return NONE
+    document = strip_takes_every_trailing(ctx.doc.raw)
     skip = bool(obs.option("skip_special_tokens"))
     pieces: list[str] = []
     run: list[int] = []
@@ -132,7 +200,7 @@ def special_tokens_outside_decoder(ctx: Context, div: Divergence) -> frozenset[i
             run.append(number)
             continue
         if run:
-            decoded = replay_on(ctx.doc.raw, _with_input(obs, tuple(run)))
+            decoded = replay_on(document, _with_input(obs, tuple(run)))
             if not isinstance(decoded, Decoded):
                 return NONE
             pieces.append(decoded.text)
@@ -172,13 +240,106 @@ def unreachable_token_produced(ctx: Context, div: Divergence) -> frozenset[int]:
         len(t) > 1 and not t.isascii() and t not in built for t in ordinary))
 
 
+def without_prepend(value: Any) -> tuple[Any, str]:
+    """The normalizer ``value`` without its Prepend steps (nested Sequences too), and
+    what they prepended, in order."""
+    if not isinstance(value, dict):
+        return value, ""
+    if value.get("type") == "Prepend" and isinstance(value.get("prepend"), str):
+        return None, value["prepend"]
+    if value.get("type") == "Sequence" and isinstance(value.get("normalizers"), list):
+        kept, prepended = [], ""
+        for step in value["normalizers"]:
+            rest, text = without_prepend(step)
+            prepended = text + prepended  # a later Prepend goes in front
+            if rest is not None:
+                kept.append(rest)
+        return {**value, "normalizers": kept}, prepended
+    return value, ""
+
+
+def _contents(ctx: Context) -> list[str]:
+    return sorted({entry["content"] for entry in ctx.doc.added_tokens
+                   if isinstance(entry.get("content"), str) and entry["content"]},
+                  key=lambda c: -len(c))
+
+
+def first_character_cuts(text: str, contents: list[str]) -> list[int]:
+    """Positions outside every whole match of an added token (longest first, left to
+    right) where a character that begins some added token stands."""
+    starts = {c[0] for c in contents}
+    cuts, at = [], 0
+    while at < len(text):
+        whole = next((c for c in contents if text.startswith(c, at)), None)
+        if whole is not None:
+            at += len(whole)
+            continue
+        if text[at] in starts:
+            cuts.append(at)
+        at += 1
+    return cuts
+
+
+def _segmented(ctx: Context, div: Divergence, *, cut: bool) -> frozenset[int]:
+    """Upstream replayed with the library's segmentation: the Prepend normalizer applied
+    once, to the text's start (not again after each added token), and, with ``cut``,
+    the text cut before every character that begins an added token (a marker added
+    token there, dropped from the answer)."""
+    obs = div.observation
+    if not (obs.operation == "encode" and isinstance(obs.input, str) and obs.input
+            and isinstance(obs.subject, Encoded)):
+        return NONE
+    contents = _contents(ctx)
+    if not contents:
+        return NONE
+    normalizer, prepended = without_prepend(ctx.doc.raw.get("normalizer"))
+    cuts = first_character_cuts(obs.input, contents) if cut else []
+    if not prepended and not cuts:
+        return NONE
+    text = obs.input
+    for at in reversed(cuts):
+        text = text[:at] + MARKER + text[at:]
+    if prepended and not any(obs.input.startswith(c) for c in contents):
+        text = prepended + text
+    fresh = max(document_ids(ctx.doc.raw), default=0) + 1
+    marker = {"id": fresh, "content": MARKER, "single_word": False, "lstrip": False,
+              "rstrip": False, "normalized": False, "special": False}
+    document = {**ctx.doc.raw, "normalizer": normalizer,
+                "added_tokens": [*ctx.doc.added_tokens, marker]}
+    replayed = unmarked(replay_on(document, dataclasses.replace(obs, input=text)))
+    return yes(same_tiers(obs.subject, replayed))
+
+
+def prepend_once(ctx: Context, div: Divergence) -> frozenset[int]:
+    """A Prepend normalizer and an added token in the text: the library prepends once,
+    to the whole text; upstream normalizes each piece between added tokens on its own,
+    so the piece after ``<s>`` gets a ``▁`` too. Checked: upstream replayed with the
+    Prepend removed from the normalizer and its text put at the start of the input by
+    hand answers exactly the subject's ids, tokens and type ids."""
+    return _segmented(ctx, div, cut=False)
+
+
+def cut_before_added_token_character(ctx: Context, div: Divergence) -> frozenset[int]:
+    """A character that begins an added token cuts the text though no added token
+    matches there: "Hello <s world" is cut before "<" (as if "<s>" might follow), so
+    "▁<" cannot merge and is "▁", "<". Checked: upstream replayed with a marker token
+    before every such character (outside whole matches), and the Prepend applied once
+    as the library does (``prepend_once``), answers exactly the subject's ids, tokens
+    and type ids once the markers are dropped."""
+    return _segmented(ctx, div, cut=True)
+
+
 _ALL: Final[tuple[Callable[[Context, Divergence], frozenset[int]], ...]] = (
     continuing_subword_prefix_refused,
     component_type_refused,
     unk_token_missing_refused,
+    version_header_merge_refused,
     passthrough_decode_refused,
+    strip_decoder_strips_all_trailing,
     special_tokens_outside_decoder,
     unreachable_token_produced,
+    prepend_once,
+    cut_before_added_token_character,
     token_of_normalized_added_token_is_content,
     decodes_normalized_added_token_as_content,
 )

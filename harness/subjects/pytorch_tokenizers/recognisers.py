@@ -72,6 +72,8 @@ _UNSUPPORTED: Final = {
                              r"(\w+)$"),
     "pre_tokenizer": re.compile(r"^Failed to setup pretokenizer: Unsupported PreTokenizer "
                                 r"type: (\w+)$"),
+    "post_processor": re.compile(r"^Failed to setup post_processor: Unsupported "
+                                 r"PostProcessor type: (\w+)$"),
 }
 
 
@@ -116,6 +118,57 @@ def end_of_word_suffix_ignored(ctx: Context, div: Divergence) -> frozenset[int]:
         return NONE
     return yes(same_answer(obs.subject, replay_on(
         with_model(ctx.doc.raw, end_of_word_suffix=None), obs)))
+
+
+_SPLIT_BEHAVIOUR: Final = re.compile(r"^Failed to setup pretokenizer: Unsupported behavior "
+                                     r"'(\w+)' for Split PreTokenizer\.")
+
+
+def split_behaviour_refused(ctx: Context, div: Divergence) -> frozenset[int]:
+    """A Split pre-tokenizer whose behaviour is MergedWithNext or Contiguous: the library
+    has only MergedWithPrevious, Removed and Isolated and refuses the load naming it.
+    Checked: a Split step of the pre-tokenizer has exactly the behaviour named."""
+    rule = _refused_load(div)
+    named = _SPLIT_BEHAVIOUR.match(rule) if rule is not None else None
+    return yes(named is not None and any(
+        step is not None and step.get("type") == "Split"
+        and step.get("behavior") == named.group(1)
+        for step in ctx.doc.steps("pre_tokenizer")))
+
+
+def whole_piece_looked_up(ctx: Context, div: Divergence) -> frozenset[int]:
+    """A piece that is itself a vocabulary entry is that entry, merges or not: the
+    library's BPE (tiktoken's) returns a piece found in the vocabulary before merging,
+    as upstream does only with ``ignore_merges: true``. Checked: the model has
+    ``ignore_merges`` false, and upstream replayed with it true (and without the dropout
+    and end_of_word_suffix the library also ignores: their own entries) answers exactly
+    the subject's ids."""
+    obs = div.observation
+    if not (obs.operation == "encode" and isinstance(obs.subject, Encoded)
+            and ctx.doc.model.get("type") == "BPE"
+            and ctx.doc.model.get("ignore_merges") is not True):
+        return NONE
+    return yes(same_answer(obs.subject, replay_on(with_model(
+        ctx.doc.raw, ignore_merges=True, dropout=None, end_of_word_suffix=None), obs)))
+
+
+def normalized_added_token_matched_raw(ctx: Context, div: Divergence) -> frozenset[int]:
+    """An added token marked ``normalized: true`` is matched against the raw text, by
+    its content, as if it were ``normalized: false``; upstream matches it against the
+    normalized text (by its normalized form). Checked: the document has a normalizer and
+    such a token, and upstream replayed with every added token ``normalized: false`` (and
+    without the dropout and end_of_word_suffix the library also ignores) answers
+    exactly the subject's ids."""
+    obs = div.observation
+    if not (obs.operation == "encode" and isinstance(obs.subject, Encoded)
+            and ctx.doc.present("normalizer")
+            and any(entry.get("normalized") is True for entry in ctx.doc.added_tokens)):
+        return NONE
+    added = [{**entry, "normalized": False} if isinstance(entry, dict) else entry
+             for entry in ctx.doc.added_tokens]
+    document = with_model({**ctx.doc.raw, "added_tokens": added}, dropout=None,
+                          end_of_word_suffix=None)
+    return yes(same_answer(obs.subject, replay_on(document, obs)))
 
 
 def dropout_ignored(ctx: Context, div: Divergence) -> frozenset[int]:
@@ -171,7 +224,11 @@ _ALL: Final[tuple[Callable[[Context, Divergence], frozenset[int]], ...]] = (
     unsupported("decoder"),
     unsupported("pre_tokenizer"),
     unsupported("normalizer"),
+    unsupported("post_processor"),
+    split_behaviour_refused,
     dropout_ignored,
+    whole_piece_looked_up,
+    normalized_added_token_matched_raw,
     decodes_normalized_added_token_as_content,
     duplicate_added_content_refused,
     end_of_word_suffix_ignored,
