@@ -6,6 +6,7 @@ the refusal rules the adapters read from each library, and the calls they map.""
 
 from __future__ import annotations
 
+import importlib
 import re
 import subprocess
 from pathlib import Path
@@ -31,7 +32,7 @@ def _module(name: str) -> Any:
 @pytest.mark.parametrize("name", SUBJECTS)
 def test_each_subject_pins_the_cpython_311_x86_64_wheel_by_sha256(name: str) -> None:
     module = _module(name)
-    assert module.NAME == name and module.WHEEL.version == module.VERSION
+    assert name == module.NAME and module.WHEEL.version == module.VERSION
     ((wheel, digest),) = module.WHEEL.hashes.items()
     assert re.fullmatch(r"[0-9a-f]{64}", digest)
     assert wheel.startswith(f"{name.replace('-', '_')}-{module.VERSION}-cp311-cp311-")
@@ -157,3 +158,31 @@ def test_iree_tokenizer_refusal_rule_is_the_status_without_its_source_position()
         assert got.tokens and not got.spans and not got.special_mask
     finally:
         subject.close()
+
+
+# -- the pinned witnesses ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", SUBJECTS)
+def test_every_pinned_witness_names_an_entry_with_its_recogniser(name: str) -> None:
+    import json
+
+    import yaml
+
+    folder = ROOT / "harness" / "subjects" / name.replace("-", "_")
+    entries = yaml.safe_load((folder / "expectations.yaml").read_text("utf-8"))["expectations"]
+    rows = json.loads((folder / "witnesses.json").read_text("utf-8"))["cases"]
+    recognisers = importlib.import_module(f"harness.subjects.{folder.name}.recognisers")
+    assert {e["recogniser"] for e in entries} <= set(recognisers.RECOGNISERS)
+    assert {row["class"] for row in rows} <= {e["id"] for e in entries}
+    assert all(row["id"] == f"{name}/{row['class']}" for row in rows)
+
+
+@pytest.mark.parametrize("name", SUBJECTS)
+def test_the_pinned_witnesses_still_show_their_entries(name: str) -> None:
+    _subject(name).close()  # skips when the package is not in the cache
+    from harness.runs.third_party import check_subject_witnesses
+
+    check = check_subject_witnesses(name)
+    assert check.stale == []
+    assert len(check.witnesses) >= (12 if name == "pytorch-tokenizers" else 1)
