@@ -2,7 +2,7 @@
 C, with Python bindings), pinned by wheel and sha256 with the numpy it imports, installed
 by ``harness.subjects.pypi`` into its own environment, driven by ``program.py`` beside
 this module. The folder holds its expectations, recognisers, pinned witnesses and
-findings (decision 0034).
+findings (decisions 0034, 0042).
 """
 
 from __future__ import annotations
