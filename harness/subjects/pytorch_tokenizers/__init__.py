@@ -3,7 +3,7 @@ tokenizers for ExecuTorch; its ``pytorch_tokenizers_cpp.HFTokenizer`` loads a
 tokenizer.json from a path), pinned by wheel and sha256, installed by
 ``harness.subjects.pypi`` into its own environment, driven by ``program.py`` beside this
 module. The folder holds its expectations, recognisers, pinned witnesses and findings
-(decision 0034).
+(decisions 0034, 0042).
 """
 
 from __future__ import annotations
