@@ -120,36 +120,56 @@ def version_header_merge_refused(ctx: Context, div: Divergence) -> frozenset[int
                and isinstance(first, str) and first.startswith("#version"))
 
 
-#: How many trailing characters a replay's Strip decoder may take: more than any text.
-_ALL_TRAILING: Final = 4096
+def without_fuse(value: Any) -> Any:
+    """The decoder ``value`` without its Fuse steps (nested Sequences too)."""
+    if isinstance(value, dict) and value.get("type") == "Sequence" \
+            and isinstance(value.get("decoders"), list):
+        return {**value, "decoders": [without_fuse(step) for step in value["decoders"]
+                                      if not (isinstance(step, dict)
+                                              and step.get("type") == "Fuse")]}
+    return value
 
 
-def strip_takes_every_trailing(document: dict[str, Any]) -> dict[str, Any]:
-    """``document`` with each Strip decoder step (nested Sequences too) taking every
-    trailing ``content`` character (``stop`` raised past any text)."""
-    def raised(step: Any) -> Any:
-        if not isinstance(step, dict):
-            return step
-        if step.get("type") == "Strip":
-            return {**step, "stop": _ALL_TRAILING}
-        if step.get("type") == "Sequence" and isinstance(step.get("decoders"), list):
-            return {**step, "decoders": [raised(s) for s in step["decoders"]]}
-        return step
-
-    return {**document, "decoder": raised(document.get("decoder"))}
-
-
-def strip_decoder_strips_all_trailing(ctx: Context, div: Divergence) -> frozenset[int]:
-    """A Strip decoder (Llama/Mistral: one leading space, ``stop: 0``) strips every
-    trailing ``content`` character in the library: "a " decodes as "a". Checked: the
-    decoder has a Strip step whose stop is below the text, and upstream replayed with
-    that step taking every trailing character answers exactly the subject's text."""
+def strip_per_token(ctx: Context, div: Divergence) -> frozenset[int]:
+    """A decoder Sequence with Fuse before Strip (Llama/Mistral: Replace, ByteFallback,
+    Fuse, Strip one leading space): the library's Fuse does not join the tokens, so the
+    Strip takes a leading space off every token ("a", "▁" decodes as "a"; "<s>", "▁", "a"
+    as "<s>a"); upstream strips the fused text once. Checked: the decoder has a Fuse
+    step and a Strip step after it, and upstream replayed with the Fuse steps removed
+    answers exactly the subject's text."""
     obs = div.observation
-    if not (obs.operation == "decode" and isinstance(obs.subject, Decoded)
-            and "Strip" in component_types(ctx.doc.raw.get("decoder"))):
+    if not (obs.operation == "decode" and isinstance(obs.subject, Decoded)):
         return NONE
-    replayed = replay_on(strip_takes_every_trailing(ctx.doc.raw), obs)
+    kinds = ctx.doc.step_types("decoder")
+    if "Fuse" not in kinds or "Strip" not in kinds[kinds.index("Fuse"):]:
+        return NONE
+    replayed = replay_on({**ctx.doc.raw, "decoder": without_fuse(ctx.doc.raw["decoder"])}, obs)
     return yes(isinstance(replayed, Decoded) and replayed.text == obs.subject.text)
+
+
+def unk_per_byte(ctx: Context, div: Divergence) -> frozenset[int]:
+    """A character missing from a byte-fallback vocabulary that has no ``<0x..>`` token
+    for its bytes either: upstream gives one unk token for the character, the library one
+    per UTF-8 byte ("▁" is three). Checked: byte_fallback is on, and upstream's answer
+    with each unk token repeated once per byte of the text it spans is exactly the
+    subject's ids and tokens."""
+    obs = div.observation
+    subject, upstream = obs.subject, obs.upstream
+    unk = ctx.doc.unk_token
+    if not (obs.operation == "encode" and isinstance(obs.input, str) and ctx.doc.byte_fallback
+            and isinstance(subject, Encoded) and isinstance(upstream, Encoded)
+            and unk is not None and len(upstream.spans) == len(upstream.ids)):
+        return NONE
+    ids: list[int] = []
+    tokens: list[str] = []
+    for number, token, (start, end) in zip(upstream.ids, upstream.tokens, upstream.spans,
+                                           strict=True):
+        times = len(obs.input[start:end].encode("utf-8", "surrogatepass")) \
+            if token == unk else 1
+        ids.extend([number] * times)
+        tokens.extend([token] * times)
+    return yes(tuple(ids) != upstream.ids and tuple(ids) == subject.ids
+               and tuple(tokens) == subject.tokens)
 
 
 _BUFFER_FULL: Final = "RESOURCE_EXHAUSTED; decode output buffer full"
@@ -182,8 +202,7 @@ def special_tokens_outside_decoder(ctx: Context, div: Divergence) -> frozenset[i
     (upstream strips ``<s>``, which has no space, and keeps the space of ``▁``).
     Checked: the input holds a special token, and upstream decoding each run of
     ordinary ids alone, joined by the special contents (dropped when skipping), gives
-    exactly the subject's text (a Strip decoder taking every trailing character, as
-    the library's does: its own entry)."""
+    exactly the subject's text."""
     obs = div.observation
     if not (obs.operation == "decode" and isinstance(obs.input, tuple)
             and isinstance(obs.subject, Decoded)):
@@ -191,7 +210,7 @@ def special_tokens_outside_decoder(ctx: Context, div: Divergence) -> frozenset[i
     special = _special_ids(ctx)
     if not any(i in special for i in obs.input):
         return NONE
-    document = strip_takes_every_trailing(ctx.doc.raw)
+    document = ctx.doc.raw
     skip = bool(obs.option("skip_special_tokens"))
     pieces: list[str] = []
     run: list[int] = []
@@ -335,7 +354,8 @@ _ALL: Final[tuple[Callable[[Context, Divergence], frozenset[int]], ...]] = (
     unk_token_missing_refused,
     version_header_merge_refused,
     passthrough_decode_refused,
-    strip_decoder_strips_all_trailing,
+    strip_per_token,
+    unk_per_byte,
     special_tokens_outside_decoder,
     unreachable_token_produced,
     prepend_once,
