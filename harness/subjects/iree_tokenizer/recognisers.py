@@ -189,50 +189,6 @@ def passthrough_decode_refused(ctx: Context, div: Divergence) -> frozenset[int]:
     return yes(all(kind in _PASSTHROUGH for kind in ctx.doc.step_types("decoder")))
 
 
-def _special_ids(ctx: Context) -> dict[int, str]:
-    return {entry["id"]: entry["content"] for entry in ctx.doc.added_tokens
-            if entry.get("special") is True and isinstance(entry.get("id"), int)
-            and isinstance(entry.get("content"), str)}
-
-
-def special_tokens_outside_decoder(ctx: Context, div: Divergence) -> frozenset[int]:
-    """Special tokens bypass the decoder: the library decodes each run of ordinary ids
-    on its own and puts the special tokens' contents between them, so a Strip of the
-    decoder's first token strips the first ordinary token after a leading ``<s>``
-    (upstream strips ``<s>``, which has no space, and keeps the space of ``▁``).
-    Checked: the input holds a special token, and upstream decoding each run of
-    ordinary ids alone, joined by the special contents (dropped when skipping), gives
-    exactly the subject's text."""
-    obs = div.observation
-    if not (obs.operation == "decode" and isinstance(obs.input, tuple)
-            and isinstance(obs.subject, Decoded)):
-        return NONE
-    special = _special_ids(ctx)
-    if not any(i in special for i in obs.input):
-        return NONE
-    document = ctx.doc.raw
-    skip = bool(obs.option("skip_special_tokens"))
-    pieces: list[str] = []
-    run: list[int] = []
-    for number in (*obs.input, None):
-        if number is not None and number not in special:
-            run.append(number)
-            continue
-        if run:
-            decoded = replay_on(document, _with_input(obs, tuple(run)))
-            if not isinstance(decoded, Decoded):
-                return NONE
-            pieces.append(decoded.text)
-            run = []
-        if number is not None and not skip:
-            pieces.append(special[number])
-    return yes("".join(pieces) == obs.subject.text)
-
-
-def _with_input(obs: Any, ids: tuple[int, ...]) -> Any:
-    return dataclasses.replace(obs, input=ids)
-
-
 def unreachable_token_produced(ctx: Context, div: Divergence) -> frozenset[int]:
     """A BPE token holding a character outside ASCII is produced though no merge builds
     it: the library's BPE runs on UTF-8 bytes and joins the bytes of such a vocabulary
@@ -356,7 +312,6 @@ _ALL: Final[tuple[Callable[[Context, Divergence], frozenset[int]], ...]] = (
     passthrough_decode_refused,
     strip_per_token,
     unk_per_byte,
-    special_tokens_outside_decoder,
     unreachable_token_produced,
     prepend_once,
     cut_before_added_token_character,
