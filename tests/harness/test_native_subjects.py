@@ -7,6 +7,7 @@ the refusal rules the adapters read from each library, and the calls they map.""
 from __future__ import annotations
 
 import importlib
+import json
 import re
 import subprocess
 from pathlib import Path
@@ -146,7 +147,7 @@ def test_iree_tokenizer_refusal_rule_is_the_status_without_its_source_position()
         refused = subject.load("{}")
         assert isinstance(refused, Refused)
         assert refused.rule == "NOT_FOUND; JSON key 'model' not found"
-        document = LLAMA.replace('"decoder": {', '"decoder": null, "unused": {', 1)
+        document = json.dumps({**json.loads(LLAMA), "decoder": None})
         handle = subject.load(document)
         assert not isinstance(handle, Refused | Crashed)
         assert subject.decode(handle, [293], skip_special_tokens=False) == Refused(
@@ -165,8 +166,6 @@ def test_iree_tokenizer_refusal_rule_is_the_status_without_its_source_position()
 
 @pytest.mark.parametrize("name", SUBJECTS)
 def test_every_pinned_witness_names_an_entry_with_its_recogniser(name: str) -> None:
-    import json
-
     import yaml
 
     folder = ROOT / "harness" / "subjects" / name.replace("-", "_")

@@ -172,6 +172,22 @@ def unk_per_byte(ctx: Context, div: Divergence) -> frozenset[int]:
                and tuple(tokens) == subject.tokens)
 
 
+_BYTE_SPAN: Final = re.compile(r"^INVALID_ARGUMENT; byte token ID range too wide: ")
+_BYTE_TOKEN: Final = re.compile(r"^<0x[0-9A-F]{2}>$")
+
+
+def byte_token_span_refused(ctx: Context, div: Divergence) -> frozenset[int]:
+    """Byte-fallback tokens (``<0x00>`` ... ``<0xFF>``) whose ids do not lie within one
+    run of 256: the library keeps them as one id range and refuses a file where they
+    spread wider ("byte token ID range too wide"); upstream looks each one up by name.
+    Checked: that rule, and the ids of the document's byte tokens span more than 256."""
+    rule = _refused_load(div)
+    if rule is None or not _BYTE_SPAN.match(rule):
+        return NONE
+    ids = [v for k, v in ctx.doc.vocab.items() if _BYTE_TOKEN.match(k) and isinstance(v, int)]
+    return yes(bool(ids) and max(ids) - min(ids) + 1 > 256)
+
+
 _BUFFER_FULL: Final = "RESOURCE_EXHAUSTED; decode output buffer full"
 #: Decoder steps that change no text, measured (FINDINGS.md): a chain of only these, or
 #: none at all, leaves the library's decode with no output stage.
@@ -201,7 +217,8 @@ def unreachable_token_produced(ctx: Context, div: Divergence) -> frozenset[int]:
     subject, upstream = obs.subject, obs.upstream
     if not (obs.operation == "encode" and isinstance(subject, Encoded)
             and isinstance(upstream, Encoded) and ctx.doc.model.get("type") == "BPE"
-            and subject.tokens and "".join(subject.tokens) == "".join(upstream.tokens)):
+            and subject.tokens and all(isinstance(t, str) for t in subject.tokens)
+            and "".join(subject.tokens) == "".join(upstream.tokens)):
         return NONE
     built = set()
     for merge in ctx.doc.merges or ():
@@ -309,6 +326,7 @@ _ALL: Final[tuple[Callable[[Context, Divergence], frozenset[int]], ...]] = (
     component_type_refused,
     unk_token_missing_refused,
     version_header_merge_refused,
+    byte_token_span_refused,
     passthrough_decode_refused,
     strip_per_token,
     unk_per_byte,
