@@ -147,6 +147,27 @@ def strip_per_token(ctx: Context, div: Divergence) -> frozenset[int]:
     return yes(isinstance(replayed, Decoded) and replayed.text == obs.subject.text)
 
 
+def byte_tokens_dropped(ctx: Context, div: Divergence) -> frozenset[int]:
+    """Byte fallback over a long run of characters missing from the vocabulary: the
+    library silently loses byte tokens (a run of 36 bytes gives 34 tokens, 300 give
+    166). Checked: byte_fallback is on, the subject's ids are upstream's with some
+    removed, in order, and every one removed is a byte token (``<0x..>``)."""
+    obs = div.observation
+    subject, upstream = obs.subject, obs.upstream
+    if not (obs.operation == "encode" and ctx.doc.byte_fallback
+            and isinstance(subject, Encoded) and isinstance(upstream, Encoded)
+            and len(subject.ids) < len(upstream.ids)):
+        return NONE
+    names = {v: k for k, v in ctx.doc.vocab.items() if isinstance(v, int)}
+    at = 0
+    for number in upstream.ids:
+        if at < len(subject.ids) and subject.ids[at] == number:
+            at += 1
+        elif not _BYTE_TOKEN.match(names.get(number, "")):
+            return NONE
+    return yes(at == len(subject.ids))
+
+
 def unk_per_byte(ctx: Context, div: Divergence) -> frozenset[int]:
     """A character missing from a byte-fallback vocabulary that has no ``<0x..>`` token
     for its bytes either: upstream gives one unk token for the character, the library one
@@ -205,12 +226,19 @@ def passthrough_decode_refused(ctx: Context, div: Divergence) -> frozenset[int]:
     return yes(all(kind in _PASSTHROUGH for kind in ctx.doc.step_types("decoder")))
 
 
+def _covered(tokens: tuple[str, ...]) -> bytes:
+    """The UTF-8 bytes tokens cover, a byte-fallback token (``<0xE1>``) as its byte."""
+    return b"".join(bytes([int(t[3:5], 16)]) if _BYTE_TOKEN.match(t)
+                    else t.encode("utf-8", "surrogatepass") for t in tokens)
+
+
 def unreachable_token_produced(ctx: Context, div: Divergence) -> frozenset[int]:
     """A BPE token holding a character outside ASCII is produced though no merge builds
     it: the library's BPE runs on UTF-8 bytes and joins the bytes of such a vocabulary
     entry by merges of its own, which also join the characters around them ("añ" is one
     token, "ab" stays two); upstream's BPE only ever joins symbols through the file's
-    merges. Checked: both sides cover the same text (their tokens joined are equal),
+    merges. Checked: both sides cover the same bytes (their tokens joined, a
+    byte-fallback token as its byte),
     every subject token is a vocabulary entry, and one of the subject's tokens is longer
     than one character, holds a non-ASCII character and is the result of no merge."""
     obs = div.observation
@@ -218,7 +246,7 @@ def unreachable_token_produced(ctx: Context, div: Divergence) -> frozenset[int]:
     if not (obs.operation == "encode" and isinstance(subject, Encoded)
             and isinstance(upstream, Encoded) and ctx.doc.model.get("type") == "BPE"
             and subject.tokens and all(isinstance(t, str) for t in subject.tokens)
-            and "".join(subject.tokens) == "".join(upstream.tokens)):
+            and _covered(subject.tokens) == _covered(upstream.tokens)):
         return NONE
     built = set()
     for merge in ctx.doc.merges or ():
@@ -330,6 +358,7 @@ _ALL: Final[tuple[Callable[[Context, Divergence], frozenset[int]], ...]] = (
     passthrough_decode_refused,
     strip_per_token,
     unk_per_byte,
+    byte_tokens_dropped,
     unreachable_token_produced,
     prepend_once,
     cut_before_added_token_character,
