@@ -185,3 +185,4 @@ def test_the_pinned_witnesses_still_show_their_entries(name: str) -> None:
     check = check_subject_witnesses(name)
     assert check.stale == []
     assert len(check.witnesses) >= (12 if name == "pytorch-tokenizers" else 1)
+
