@@ -1,7 +1,7 @@
 """The upgrade preview's replaying recognisers (harness/subjects/tokenizers_version/
 recognisers.py) on the minimal reproducers of its FINDINGS.md: each subject answer is what
 tokenizers 0.22.2 or 1.0.0rc3 gave (tests/data/tokenizers-versions/answers.json, written by
-record.py beside it; no network, no other version installed), the pinned side what 0.23.1
+record_versions.py beside it; no network, no other version installed), the pinned side what 0.23.1
 gives, and the recogniser replays the pinned 0.23.1 itself. Each is shown answering yes on
 its mechanism and no once the mechanism is taken away."""
 

@@ -3,7 +3,7 @@
 version's key, for tests/harness/test_version_recognisers.py (no network, no other
 version installed in the tests):
 
-    <venv with tokenizers==VERSION>/bin/python tests/data/tokenizers-versions/record.py
+    <venv with tokenizers==VERSION>/bin/python tests/data/tokenizers-versions/record_versions.py
 
 Every value is what the library returned or raised; nothing is written by hand.
 """
