@@ -114,9 +114,9 @@ def _reference_version(posargs: list[str]) -> str | None:
     return None
 
 
-def _checked_version(session: nox.Session, version: str) -> str:
-    """``version`` when the package index has it; else the session ends in one line with
-    status 2 (a usage error, as the harness says it), before anything is installed
+def _checked_version(session_name: str, version: str) -> str:
+    """``version`` when the package index has it; else nox ends in one line with status 2
+    (a usage error, as the harness says it), before anything is installed
     (harness/subjects/tokenizers_version/index.py). nox has no way to give a session a
     status of its own, hence the direct exit: nothing has been started that needs ending."""
     import sys
@@ -127,10 +127,42 @@ def _checked_version(session: nox.Session, version: str) -> str:
     try:
         return index.check(version)
     except index.VersionError as exc:
-        sys.stderr.write(f"nox -s {session.name}: {exc}\n")
+        sys.stderr.write(f"nox -s {session_name}: {exc}\n")
         sys.stderr.flush()
         sys.stdout.flush()
         os._exit(2)
+
+
+def _check_versions_first(argv: list[str]) -> None:
+    """Check the tokenizers version of ``nox -s oracles -- --reference V`` and of ``nox -s
+    conformance -- --subject tokenizers==V`` as the noxfile loads, before nox creates or
+    reuses a virtual environment: a bad version is one line, exit 2, in a few seconds."""
+    if "--" not in argv:
+        return
+    split = argv.index("--")
+    options, posargs = argv[:split], argv[split + 1:]
+    sessions: set[str] = set()
+    for i, arg in enumerate(options):
+        if arg in ("-s", "--session", "--sessions", "-e") and i + 1 < len(options):
+            sessions.update(options[i + 1].split(","))
+        elif arg.startswith(("--session=", "--sessions=")):
+            sessions.update(arg.split("=", 1)[1].split(","))
+    reference = _reference_version(posargs)
+    if "oracles" in sessions and reference is not None:
+        _checked_version("oracles", reference)
+    for i, arg in enumerate(posargs):
+        subject = posargs[i + 1] if arg == "--subject" and i + 1 < len(posargs) else (
+            arg.split("=", 1)[1] if arg.startswith("--subject=") else None)
+        if subject is not None and subject.startswith("tokenizers==") \
+                and sessions & {"conformance", "matrix"}:
+            _checked_version(min(sessions & {"conformance", "matrix"}),
+                             subject.removeprefix("tokenizers=="))
+
+
+if __name__ != "__main__":  # nox loads this file as a module, then runs the sessions
+    import sys as _sys
+
+    _check_versions_first(_sys.argv)
 
 
 def _harness_requirements_without_tokenizers() -> list[str]:
@@ -177,7 +209,7 @@ def oracles(session: nox.Session) -> None:
     """
     pinned = UPSTREAM.split("==", 1)[1]
     version = _reference_version(session.posargs)
-    version = pinned if version is None else _checked_version(session, version)
+    version = pinned if version is None else _checked_version(session.name, version)
     session.install("-e", ".", *_harness_requirements_without_tokenizers(),
                     f"tokenizers=={version}")
     args = list(session.posargs)

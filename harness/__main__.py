@@ -81,8 +81,9 @@ def _parser() -> Parser:
                       "-1 skips the real models)")
     conf.add_argument("--workers", type=workers, default=None,
                       help="processes running the run's fixed logical shards, witness "
-                      "searches and real models (default: every core; the report is the "
-                      f"same whatever the number; at most {MAX_WORKERS_PER_CORE} per core and "
+                      "searches and real models (default: every core, one for a run of "
+                      "under 100 generated cases; the report is the same whatever the number;"
+                      f" at most {MAX_WORKERS_PER_CORE} per core and "
                       f"{MAX_WORKERS})")
     conf.add_argument("--shard", type=shard, default=None, metavar="I/N",
                       help="run job shard I of N only (N at most 16): its logical shards of "

@@ -7,6 +7,7 @@ from __future__ import annotations
 import unicodedata
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from typing import Any
 
 from .char_classes import WHITE_SPACE
 from .errors import LoadError, excerpt
@@ -129,10 +130,8 @@ class AddedVocabulary:
                 self._normalized[form] = token_id
             else:
                 self._raw[token.content] = token_id
-        self._raw_lengths = sorted({len(p) for p in self._raw}, reverse=True)
-        self._normalized_lengths = sorted({len(p) for p in self._normalized}, reverse=True)
-        self._raw_first = _first_characters(self._raw)
-        self._normalized_first = _first_characters(self._normalized)
+        self._raw_trie = _trie(self._raw)
+        self._normalized_trie = _trie(self._normalized)
 
     def id_to_token(self, token_id: int) -> str | None:
         """Upstream 0.23's ``simple_id_to_token``: the normalized form when it differs."""
@@ -145,14 +144,12 @@ class AddedVocabulary:
         return token in self.special_contents
 
     def split_raw(self, text: str) -> list[Match]:
-        return self._split(text, self._raw, self._raw_lengths, self._raw_first)
+        return self._split(text, self._raw, self._raw_trie)
 
     def split_normalized(self, text: str) -> list[Match]:
-        return self._split(text, self._normalized, self._normalized_lengths,
-                           self._normalized_first)
+        return self._split(text, self._normalized, self._normalized_trie)
 
-    def _split(self, text: str, patterns: dict[str, int], lengths: list[int],
-               first: frozenset[str] | None) -> list[Match]:
+    def _split(self, text: str, patterns: dict[str, int], trie: Trie) -> list[Match]:
         if not patterns or not text:
             return [Match(None, 0, len(text))]
         out: list[Match] = []
@@ -160,10 +157,10 @@ class AddedVocabulary:
         i = 0
         n = len(text)
         while i < n:
-            if first is not None and text[i] not in first:
+            if text[i] not in trie:
                 i += 1  # no pattern starts with this character
                 continue
-            found = self._longest_at(text, i, patterns, lengths)
+            found = _longest_at(text, i, trie)
             if found is None:
                 i += 1
                 continue
@@ -192,19 +189,33 @@ class AddedVocabulary:
             out.append(Match(None, consumed, n))
         return out
 
-    @staticmethod
-    def _longest_at(text: str, i: int, patterns: dict[str, int], lengths: list[int]) -> str | None:
-        for length in lengths:
-            candidate = text[i : i + length]
-            if len(candidate) == length and candidate in patterns:
-                return candidate
-        return None
+
+#: A prefix tree of patterns: character -> subtree; ``_END`` (a key no character equals)
+#: holds the pattern that ends at a node.
+Trie = dict[str, Any]
+_END = ""
 
 
-def _first_characters(patterns: dict[str, int]) -> frozenset[str] | None:
-    """The characters some pattern starts with (a position starting with any other one
-    matches nothing); None when a pattern is empty, which matches everywhere."""
-    if not all(patterns):  # pragma: no cover - the loader skips an empty content and
-        # refuses an empty normalized form: no pattern is empty
-        return None
-    return frozenset(pattern[0] for pattern in patterns)
+def _trie(patterns: dict[str, int]) -> Trie:
+    """The patterns as a prefix tree. No pattern is empty: the loader skips an empty
+    content and refuses an empty normalized form."""
+    root: Trie = {}
+    for pattern in patterns:
+        node = root
+        for char in pattern:
+            node = node.setdefault(char, {})
+        node[_END] = pattern
+    return root
+
+
+def _longest_at(text: str, i: int, trie: Trie) -> str | None:
+    """The longest pattern that ``text`` holds at ``i`` (one walk down the tree)."""
+    found: str | None = None
+    node: Trie = trie
+    for j in range(i, len(text)):
+        child: Trie | None = node.get(text[j])
+        if child is None:
+            break
+        node = child
+        found = node.get(_END, found)
+    return found

@@ -15,6 +15,8 @@ FIXTURE_LOAD_RATIO_LIMIT = 2.0
 MISTRAL_RATIO_LIMIT = 15.0
 LONG_WORD_RATIO_LIMIT = 10.0
 COMPARISONS_PER_SECOND_FLOOR = 500.0
+#: The subjects' own work as a share of the wall time, in each phase.
+HARNESS_EFFICIENCY_FLOOR = 0.5
 
 
 def acceptance(report: Mapping[str, Any]) -> dict[str, Any]:
@@ -76,4 +78,27 @@ def acceptance(report: Mapping[str, Any]) -> dict[str, Any]:
                       "disturbed by other load)", "value": value,
             "limit": f">= {COMPARISONS_PER_SECOND_FLOOR}",
             "met": value >= COMPARISONS_PER_SECOND_FLOOR}
+    jobs = report.get("jobs") or {}
+    for profile, entry in jobs.items():
+        if isinstance(entry, dict) and entry.get("limit_seconds") is not None \
+                and "seconds" in entry:
+            value = entry["seconds"]["min"]
+            out[f"job_seconds_{profile}"] = {
+                "figure": f"jobs.{profile}.seconds.min", "value": value,
+                "limit": f"<= {entry['limit_seconds']}",
+                "met": value <= entry["limit_seconds"]}
+    efficiency: dict[str, float] = {}
+    if harness and "subjects_share" in harness:
+        efficiency["exploration"] = harness["subjects_share"]["median"]
+    real = report.get("real_models") or {}
+    if "subjects_share_min" in real:
+        efficiency["real_models"] = real["subjects_share_min"]
+    if efficiency:
+        worst = min(efficiency, key=efficiency.__getitem__)
+        out["harness_efficiency"] = {
+            "figure": "the subjects' own time as a share of the wall: harness.subjects_share"
+                      ".median and real_models.subjects_share_min (the smaller: "
+                      f"{worst})", "value": efficiency[worst], "by_phase": efficiency,
+            "limit": f">= {HARNESS_EFFICIENCY_FLOOR}",
+            "met": efficiency[worst] >= HARNESS_EFFICIENCY_FLOOR}
     return out

@@ -33,14 +33,17 @@ from .encode import section_encode
 from .environment import environment
 from .figures import load_average, round_figure
 from .growth import section_growth
+from .jobs import section_jobs
 from .long_words import section_long_words
 from .memory import memory_child, section_memory
+from .real_model_phase import section_real_models
 from .scales import SCALES, Scale
 from .stages import section_harness
 
 #: The committed figures; written only with ``--write`` (else ``--output`` or stdout).
 COMMITTED_OUTPUT = Path("reports") / "bench.yaml"
-SECTIONS = ("encode", "growth", "long_words", "harness", "decode", "memory")
+SECTIONS = ("encode", "growth", "long_words", "harness", "real_models", "decode", "memory",
+            "jobs")
 
 PREAMBLE = """\
 Benchmarks: the reference tokenizer (implementation/) against HuggingFace tokenizers,
@@ -59,8 +62,10 @@ SECTION_FUNCTIONS: dict[str, Callable[[Scale, list[str]], dict[str, Any]]] = {
     "growth": section_growth,
     "long_words": section_long_words,
     "harness": section_harness,
+    "real_models": section_real_models,
     "decode": section_decode,
     "memory": section_memory,
+    "jobs": section_jobs,
 }
 
 

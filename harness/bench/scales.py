@@ -30,8 +30,16 @@ class Scale:
     #: Hypothesis texts per real-model fixture in the memory run (-1: no real models).
     memory_real_examples: int
     memory_repeats: int
-    #: The real-model fixtures whose load and corpus encode the encode section times.
+    #: The real-model fixtures whose load and corpus encode the encode section times (and
+    #: whose real-model phase the real_models section times).
     fixtures: tuple[str, ...] = (REAL_MODEL,)
+    #: Generated texts per fixture in the real_models section (None: the default
+    #: profile's) and its repeats.
+    real_model_texts: int | None = None
+    real_model_repeats: int = 1
+    #: The profiles whose whole conformance job the jobs section runs, and its repeats.
+    job_profiles: tuple[str, ...] = ("smoke", "dev", "ci")
+    job_repeats: int = 1
 
 
 def _conformance_fixtures() -> tuple[str, ...]:
@@ -48,11 +56,13 @@ SCALES: dict[str, Scale] = {
               growth_training_chars=131072, long_word_sizes=(1000, 5000, 50000),
               harness_examples=None, harness_repeats=3,
               decode_sequences=8, decode_length=16384, memory_examples=None,
-              memory_real_examples=200, memory_repeats=2, fixtures=_conformance_fixtures()),
+              memory_real_examples=200, memory_repeats=2, fixtures=_conformance_fixtures(),
+              real_model_repeats=1),
         Scale("tiny", repeats=2, corpus_texts=40, small_vocabulary_merges=40,
               growth_sizes=(64, 128, 256, 512), growth_merges=60, growth_training_chars=2048,
               long_word_sizes=(300, 1000),
               harness_examples=6, harness_repeats=2, decode_sequences=2, decode_length=512,
-              memory_examples=4, memory_real_examples=-1, memory_repeats=1),
+              memory_examples=4, memory_real_examples=-1, memory_repeats=1,
+              real_model_texts=32, job_profiles=("smoke",)),
     )
 }

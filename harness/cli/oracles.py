@@ -12,21 +12,22 @@ from .arguments import UsageError, read_report
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..core.canonical import canonical_json, write_atomic
-    from ..oracles import drift, generation, layout, witnesses
-    from ..subjects import upstream
-
     root: Path = args.root
     if not (root / "oracles").is_dir():
         raise UsageError(f"--root {root}: no oracles/ folder there (run from the repository)")
-    installed = upstream.version()
-    if args.reference is not None and args.reference != installed:
+    if args.reference is not None:  # before anything costly (tokenizers' import included)
         from ..subjects.tokenizers_version import index
 
         try:
             index.check(args.reference)
         except index.VersionError as exc:
             raise UsageError(str(exc)) from None
+    from ..core.canonical import canonical_json, write_atomic
+    from ..oracles import drift, generation, layout, witnesses
+    from ..subjects import upstream
+
+    installed = upstream.version()
+    if args.reference is not None and args.reference.strip() != installed:
         raise UsageError(f"tokenizers {installed} is installed, not {args.reference}: run "
                          f"nox -s oracles -- --reference {args.reference}")
     if args.check:

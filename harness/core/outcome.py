@@ -7,7 +7,7 @@ implementation produced them.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Final, Literal
 
 #: ``panic``: a Rust panic; ``exception``: an unexpected exception; ``timeout``: no answer
 #: in time; ``died``: an out-of-process subject exited; ``protocol``: it answered with
@@ -26,6 +26,18 @@ class Refused:
     rule: str
     message: str
     path: str = ""
+
+
+#: The refusal rule a subject answers with when the document (or the request) cannot be
+#: expressed in its own format at all (a lineage oracle: docs/subject-protocol.md,
+#: decision 0040): the comparison is skipped and counted, never an agreement, never a
+#: divergence.
+NOT_EXPRESSIBLE: Final = "not-expressible"
+
+
+def declined(outcome: object) -> bool:
+    """A subject's answer that the document or request is not expressible in its format."""
+    return isinstance(outcome, Refused) and outcome.rule == NOT_EXPRESSIBLE
 
 
 @dataclass(frozen=True, slots=True)

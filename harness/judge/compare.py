@@ -6,7 +6,8 @@ crashed), ``ids``, ``tokens``, ``spans``, ``special_mask``, ``type_ids``,
 tier that differs, so a class that explains one tier (or, for spans, some positions)
 never hides a difference at another. ``compare`` names the first. A tier either side
 does not expose (an empty field, a capability a subject lacks, or offsets of an upstream
-that has none) is skipped, and the skip is returned so that it can be counted.
+that has none) is skipped, and the skip is returned so that it can be counted; so is an
+operation the subject declined as not expressible in its format (decision 0040).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..core.observation import ENCODING_TIERS, TIERS, Observation, Operation, Track
-from ..core.outcome import Crashed, Decoded, Encoded, Loaded, Outcome, Refused
+from ..core.outcome import Crashed, Decoded, Encoded, Loaded, Outcome, Refused, declined
 
 __all__ = ["REFERENCE_SIDE", "SUBJECT_SIDE", "TIERS", "Comparison", "Divergence",
            "Observation", "Operation", "Track", "compare", "judge_tiers"]
@@ -63,6 +64,8 @@ def judge_tiers(obs: Observation, capabilities: Collection[str] | None = None,
     """``compare``, also naming the tiers it skipped. ``capabilities``: the tiers both
     subjects can answer (None: every tier); ``side``: what the words call the subject."""
     ref, up = obs.subject, obs.upstream
+    if declined(ref):  # not expressible in the subject's format: skipped and counted
+        return Comparison(None, (DECLINED,))
     if isinstance(ref, Crashed):
         return Comparison(Divergence(obs.operation, f"{side} crashed: {ref.message}", obs,
                                      side))
@@ -109,6 +112,8 @@ def _compare_encodings(obs: Observation, ref: Encoded, up: Encoded,
     return Comparison(found[0] if found else None, tuple(skipped), tuple(found))
 
 
+#: The skipped "tier" of an operation the subject declined (``core.outcome.declined``).
+DECLINED = "declined"
 #: Tiers a subject (or a pinned oracle row) may leave empty: compared only when both
 #: sides carry them.
 _OPTIONAL_TIERS = frozenset({"type_ids", "attention_mask"})

@@ -224,6 +224,8 @@ def unk_byte_fallback_ordering(ctx: Context, div: Divergence) -> frozenset[int]:
             or div.observation.track != "lenient":
         return NONE
     ref, up = pair
+    if unk not in ref.tokens:  # nothing pending, nothing moved (``_misorder``'s None)
+        return NONE
     fuse = ctx.doc.fuse_unk
     order = _misorder(ref, div.observation, unk, fuse)
     if order is None:

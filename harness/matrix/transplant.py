@@ -18,6 +18,7 @@ from ..core.canonical import canonical_json, write_atomic
 from ..core.case import Case
 from ..core.outcome import outcome_to_json
 from ..judge.classify import Judgement
+from ..judge.compare import DECLINED
 from ..site.severity import derive
 from .witnesses import REFERENCE, all_witnesses
 
@@ -44,6 +45,12 @@ def replay(spec: str) -> dict[str, Any]:
             _, judgement = evaluate(Case.from_json(pinned.case))
         except Exception as exc:  # a harness error on a foreign witness: not judged here
             rows[pinned.id] = {"result": "not-run", "why": f"{type(exc).__name__}: {exc}"[:200]}
+            continue
+        declined = sum(tier == DECLINED for _, tier in judgement.skipped)
+        if not judgement.verdicts and declined:  # a lineage oracle cannot say it: no answer
+            rows[pinned.id] = {"result": "not-run", "why": f"the subject declined {declined}"
+                               " operation(s) as not expressible in its format (decision "
+                               "0040)"}
             continue
         if not judgement.verdicts:
             rows[pinned.id] = {"result": "agrees"}

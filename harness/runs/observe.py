@@ -75,13 +75,14 @@ def observe_decode(track: Track, ours: Side[Any], theirs: Side[Any], ids: Sequen
                           ours.decode(ids, skip), theirs.decode(ids, skip))
 
 
-def observe_inputs(case: Case, track: Track, ours: Side[Any], theirs: Side[Any]
-                   ) -> Iterator[Observation]:
+def observe_inputs(case: Case, track: Track, ours: Side[Any], theirs: Side[Any], *,
+                   all_without_specials: bool = False) -> Iterator[Observation]:
     """Every input of ``case`` through two loaded sides: each text with specials, the
-    first also without; each pair with specials and without; each id run."""
+    first (or, ``all_without_specials``, each) also without; each pair with specials and
+    without; each id run."""
     for i, text in enumerate(case.texts):
         yield from observe_text(track, ours, theirs, text)
-        if i == 0:
+        if i == 0 or all_without_specials:
             yield from observe_text(track, ours, theirs, text, add_special_tokens=False)
     for first, second in case.pairs:
         yield from observe_text(track, ours, theirs, first, pair=second)

@@ -24,10 +24,9 @@ import json
 import sys
 import time
 from collections.abc import Callable, Sequence
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from typing import Any, TextIO
-
-from hypothesis import strategies as st
 
 from ..core import interrupts
 from ..core.case import Case
@@ -44,11 +43,12 @@ from ..fixture_builders.real_models import (
 )
 from ..judge.classify import judge
 from ..judge.compare import REFERENCE_SIDE, SUBJECT_SIDE
-from ..strategies.texts import inventory, texts_for
+from ..strategies.sampled_texts import TextSampler, seeds
+from ..strategies.texts import inventory
 from ..subjects.protocol import ALL_CAPABILITIES, Subject, failed
 from ..subjects.reference import LENIENT, STRICT, ReferenceSubject
 from ..subjects.upstream import UPSTREAM
-from .engine import Engine
+from .engine import Engine, Timing
 from .observe import Side, load_outcome, needs_lenient, observe_inputs
 from .replay import CaseReplayer
 from .tally import Tally, Witness
@@ -57,6 +57,9 @@ from .third_party import engine_for
 CORPUS_NAME = "real_model_corpus.json"
 #: Long, structured strings from the corpus are cut into fragments for generated texts.
 _FRAGMENT = 24
+#: Generated texts per Hypothesis case: the engine's cost of drawing, running and recording
+#: one case is paid once for this many texts (decision 0049); the budget counts texts.
+TEXTS_PER_CASE = 16
 
 
 def load_corpus() -> list[dict[str, Any]]:
@@ -84,10 +87,13 @@ def text_size(case: Case) -> int:
 
 class LoadedFixture:
     """Both sides of one fixture, loaded once: ``subject`` (our strict reference unless
-    given) and upstream. Where our strict reference refuses what upstream loads, the
-    lenient reference is loaded too and becomes ``subject`` for the texts (``track``)."""
+    given) and ``upstream``. Where our strict reference refuses what upstream loads, the
+    lenient reference (``lenient``; ours unless given) is loaded too and becomes
+    ``subject`` for the texts (``track``)."""
 
-    def __init__(self, text: str, subject: Subject[Any] = STRICT) -> None:
+    def __init__(self, text: str, subject: Subject[Any] = STRICT, *,
+                 upstream: Subject[Any] = UPSTREAM, lenient: Subject[Any] | None = None
+                 ) -> None:
         self.document: dict[str, Any] = json.loads(text)
         #: The case every text of this fixture shares (its canonical text made once).
         self.load_case = Case(self.document)
@@ -96,41 +102,48 @@ class LoadedFixture:
         self.ours = subject.load(text)
         self.ours_seconds = time.perf_counter() - started
         started = time.perf_counter()
-        self.theirs = UPSTREAM.load(text)
+        self.upstream = upstream
+        self.theirs = upstream.load(text)
         self.theirs_seconds = time.perf_counter() - started
         self.track: Track = "strict"
         self.loads = [Observation("strict", "load", None, (), load_outcome(self.ours),
                                   load_outcome(self.theirs))]
         self.lenient_seconds: float | None = None
-        if (isinstance(subject, ReferenceSubject) and subject.strict
-                and needs_lenient(self.ours, self.theirs)):
+        #: Texts observed so far (a generated case carries a batch of them).
+        self.texts_observed = 0
+        if lenient is None and isinstance(subject, ReferenceSubject) and subject.strict:
+            lenient = LENIENT
+        if lenient is not None and needs_lenient(self.ours, self.theirs):
             started = time.perf_counter()
-            self.ours = LENIENT.load(text)
+            self.ours = lenient.load(text)
             self.lenient_seconds = time.perf_counter() - started
-            self.subject, self.track = LENIENT, "lenient"
+            self.subject, self.track = lenient, "lenient"
             self.loads.append(Observation("lenient", "load", None, (),
                                           load_outcome(self.ours), load_outcome(self.theirs)))
 
     def observe(self, case: Case) -> list[Observation]:
         assert not failed(self.ours) and not failed(self.theirs)
+        self.texts_observed += len(case.texts)
         if "pairs" not in self.subject.capabilities:
             case = dataclasses.replace(case, pairs=())
         return list(observe_inputs(case, self.track, Side(self.subject, self.ours),
-                                   Side(UPSTREAM, self.theirs)))
+                                   Side(self.upstream, self.theirs), all_without_specials=True))
 
     def case(self, text: str) -> Case:
         return dataclasses.replace(self.load_case, texts=(text,))
 
+    def batch(self, texts: Sequence[str]) -> Case:
+        return dataclasses.replace(self.load_case, texts=tuple(texts))
 
-def real_texts(document: dict[str, Any], corpus: list[str]) -> st.SearchStrategy[str]:
-    """Generated texts for a real vocabulary: pieces of the vocabulary (``texts_for``),
-    corpus fragments glued together, and both mixed with literal specials and spaces."""
+
+def real_texts(document: dict[str, Any], corpus: list[str]) -> TextSampler:
+    """Generated texts for a real vocabulary: pieces of the vocabulary (``texts_for``' mix),
+    corpus fragments glued by spaces and literal specials, and arbitrary short texts."""
     fragments = sorted({t[i:i + _FRAGMENT] for t in corpus for i in range(0, len(t), _FRAGMENT)
                         if t})
     specials = [e["content"] for e in document.get("added_tokens", []) if e.get("content")]
-    glue = st.sampled_from([" ", "  ", "\n", "\t", "", *specials[:64]])
-    corpus_mix = st.lists(st.one_of(st.sampled_from(fragments), glue), max_size=8).map("".join)
-    return st.one_of(texts_for(inventory(document)), corpus_mix, st.text(max_size=40))
+    return TextSampler(inventory(document), fragments,
+                       [" ", "  ", "\n", "\t", "", *specials[:64]])
 
 
 def run_fixture(name: str, *, corpus: list[str], examples: int, seed_value: int,
@@ -164,13 +177,29 @@ def run_fixture(name: str, *, corpus: list[str], examples: int, seed_value: int,
                     capabilities=capabilities, classes=classes, side=side)
     if wired is None:
         _time_corpus(result, loaded, corpus)
-    engine.run_items((loaded.case(text) for text in corpus), result.tally)
     result.corpus_texts = len(corpus)
-    before = result.tally.examples
-    strategy = real_texts(loaded.document, corpus).map(loaded.case)
-    engine.explore(strategy, budget=examples, seed_value=seed_value, tally=result.tally)
-    result.generated_texts = result.tally.examples - before
+    result.generated_texts = run_texts(loaded, engine, corpus, examples=examples,
+                                       seed_value=seed_value, tally=result.tally)
     return result
+
+
+def run_texts(loaded: LoadedFixture, engine: Engine, corpus: list[str], *, examples: int,
+              seed_value: int, tally: Tally, timing: Timing | None = None) -> int:
+    """The corpus, then ``examples`` generated texts in seeded batches, through ``engine``
+    into ``tally``; returns how many generated texts ran. ``timing`` times the drawing of
+    the batches as ``generation`` (the bench)."""
+    engine.run_items((loaded.case(text) for text in corpus), tally)
+    size = max(1, min(TEXTS_PER_CASE, examples))
+    cases = -(-examples // size)
+    before = loaded.texts_observed
+    sampler = real_texts(loaded.document, corpus)
+
+    def batch(value: int) -> Case:
+        with timing.stage("generation") if timing is not None else nullcontext():
+            return loaded.batch(sampler.batch(value, size))
+
+    engine.explore(seeds().map(batch), budget=cases, seed_value=seed_value, tally=tally)
+    return loaded.texts_observed - before
 
 
 def skip_line(name: str, reason: FixtureError) -> str:

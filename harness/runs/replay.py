@@ -98,8 +98,12 @@ class CaseReplayer:
 
     def token_id(self, side: Side, document: str, token: str) -> int | None:
         handle = self._loaded(side, document)
-        look = handle.tokenizer.token_to_id if side == "upstream" else handle.token_to_id
-        found = self._run(lambda: look(token))
+        if side == "upstream":
+            from ..subjects.upstream import guarded  # a panic there is an answer, not a crash
+
+            found = self._run(lambda: guarded(lambda: handle.tokenizer.token_to_id(token)))
+        else:
+            found = self._run(lambda: handle.token_to_id(token))
         return found if isinstance(found, int) else None
 
     def decode_step(self, side: Side, document: str, path: Sequence[int],

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 from ..core.case import Case
 from ..core.observation import Observation
-from ..core.outcome import outcome_kind
+from ..core.outcome import declined, outcome_kind
 from ..judge.classify import Judgement, Verdict
 from ..judge.compare import Divergence
 
@@ -51,7 +51,7 @@ class Tally:
     #: Declared probe cases run (``harness.strategies.declared``), apart from ``examples``.
     declared: int = 0
     comparisons: int = 0
-    #: operation -> {"compared", "agreed", "diverged:<tier>"} -> count
+    #: operation -> {"compared", "agreed", "declined", "diverged:<tier>"} -> count
     by_operation: dict[str, Counter[str]] = field(default_factory=dict)
     by_class: Counter[str] = field(default_factory=Counter)
     rule_comparisons: Counter[str] = field(default_factory=Counter)
@@ -92,7 +92,8 @@ class Tally:
             counts = self.by_operation.setdefault(obs.operation, Counter())
             counts["compared"] += 1
             verdict = diverged.get(id(obs))
-            counts["agreed" if verdict is None else f"diverged:{verdict.divergence.tier}"] += 1
+            counts["declined" if declined(obs.subject) else "agreed" if verdict is None
+                   else f"diverged:{verdict.divergence.tier}"] += 1
             if rules is not None:
                 self.rule_comparisons.update(rules(case, obs))
         self.skipped.update(f"{operation}/{tier}" for operation, tier in judgement.skipped)

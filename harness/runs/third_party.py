@@ -182,10 +182,14 @@ def expectations_path(name: str, expectations: str | None) -> str:
 
 
 def witnesses_beside(expectations: str) -> str | None:
-    """The pinned-witness file of an expectations file: ``witnesses.json`` beside it."""
+    """The pinned-witness file of an expectations file: ``witnesses.json`` beside it
+    (``witnesses-X.json`` beside an ``expectations-X.yaml``: one folder, several files)."""
     if expectations == "(none)":
         return None
-    return (Path(expectations).parent / WITNESSES).as_posix()
+    path = Path(expectations)
+    tail = path.stem.removeprefix("expectations-") if path.stem.startswith("expectations-") \
+        else None
+    return (path.parent / (WITNESSES if tail is None else f"witnesses-{tail}.json")).as_posix()
 
 
 @dataclass(frozen=True)

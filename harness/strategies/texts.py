@@ -165,14 +165,10 @@ def inventory(document: Mapping[str, Any]) -> Inventory:
 # --- texts --------------------------------------------------------------------------------
 
 
-def fragments(inv: Inventory) -> st.SearchStrategy[str]:
-    """One piece of a text, weighted by ``profile.FRAGMENT`` (kinds a vocabulary lacks drop).
-
-    A generated vocabulary offers few enough fragments to flatten every kind into one
-    weighted table (one draw per fragment); a large one (a real 32k vocabulary) picks the
-    kind first, then an item of it uniformly.
-    """
-    # every weight in units of the stress table, so its alphabets split their share exactly
+def fragment_kinds(inv: Inventory) -> list[tuple[int, Sequence[str]]]:
+    """The kinds of text fragment the document offers, each with its weight (in units of
+    the stress table, so its alphabets split their share exactly) and its items; a kind the
+    vocabulary lacks is left out. One table for ``fragments`` and ``sampled_texts``."""
     unit = sum(shares.STRESS.values())
     w = {kind: weight * unit for kind, weight in shares.FRAGMENT.items()}
     widths = [chars_ for _, chars_ in sorted(inv.uncovered.items()) if chars_]
@@ -188,7 +184,17 @@ def fragments(inv: Inventory) -> st.SearchStrategy[str]:
         *((shares.FRAGMENT["stress"] * weight, STRESS[name])
           for name, weight in shares.STRESS.items()),
     ]
-    kinds = [(weight, items) for weight, items in kinds if weight > 0 and items]
+    return [(weight, items) for weight, items in kinds if weight > 0 and items]
+
+
+def fragments(inv: Inventory) -> st.SearchStrategy[str]:
+    """One piece of a text, weighted by ``profile.FRAGMENT`` (``fragment_kinds``).
+
+    A generated vocabulary offers few enough fragments to flatten every kind into one
+    weighted table (one draw per fragment); a large one (a real 32k vocabulary) picks the
+    kind first, then an item of it uniformly.
+    """
+    kinds = fragment_kinds(inv)
     if sum(len(items) for _, items in kinds) <= _FLAT_TABLE_MAX:
         scale = math.lcm(*(len(items) for _, items in kinds))
         return weighted_items([(item, weight * scale // len(items))

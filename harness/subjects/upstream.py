@@ -109,7 +109,9 @@ class _StderrSilencer:
 _quiet_stderr = _StderrSilencer()
 
 
-def _call(operation: Callable[[], R]) -> R | Refused | Crashed:
+def guarded(operation: Callable[[], R]) -> R | Refused | Crashed:
+    """``operation()``, or what its failure means: a Rust panic (a ``BaseException``) is
+    ``Crashed("panic")``, upstream's error a ``Refused``; an interrupt goes through."""
     try:
         with _quiet_stderr():
             return operation()
@@ -127,7 +129,7 @@ def _call(operation: Callable[[], R]) -> R | Refused | Crashed:
 def load(document_json: str) -> Handle | Refused | Crashed:
     """``Tokenizer.from_str`` (1.x: ``from_file``): a Handle, or why upstream would not
     build it."""
-    result = _call(lambda: GENERATION.load(document_json))
+    result = guarded(lambda: GENERATION.load(document_json))
     if isinstance(result, Refused | Crashed):
         return result
     return Handle(result)
@@ -138,7 +140,7 @@ def encode(handle: Handle, text: str, *, add_special_tokens: bool = True,
     """Ids, token strings, character spans (upstream's Python offsets are already char
     offsets) and the special-tokens mask (1.x: spans and mask empty, tokens from
     ``decode_tokens``)."""
-    result = _call(lambda: GENERATION.encode(handle.tokenizer, text, pair,
+    result = guarded(lambda: GENERATION.encode(handle.tokenizer, text, pair,
                                              add_special_tokens=add_special_tokens))
     if isinstance(result, Refused | Crashed):
         return result
@@ -149,7 +151,7 @@ def encode(handle: Handle, text: str, *, add_special_tokens: bool = True,
 
 def decode(handle: Handle, ids: Sequence[int], *, skip_special_tokens: bool
            ) -> Decoded | Refused | Crashed:
-    result = _call(lambda: GENERATION.decode(handle.tokenizer, ids,
+    result = guarded(lambda: GENERATION.decode(handle.tokenizer, ids,
                                              skip_special_tokens=skip_special_tokens))
     if isinstance(result, Refused | Crashed):
         return result
@@ -172,7 +174,7 @@ def normalize(handle: Handle, text: str) -> str | Refused | Crashed:
     normalizer = handle.tokenizer.normalizer
     if normalizer is None:
         return text
-    result = _call(lambda: normalizer.normalize_str(text))
+    result = guarded(lambda: normalizer.normalize_str(text))
     return result if isinstance(result, Refused | Crashed) else str(result)
 
 
@@ -195,7 +197,7 @@ def aligned(handle: Handle, text: str) -> list[tuple[str, tuple[int, int]]] | Re
         return [(str(char), (int(start), int(end))) for char, (start, end), _ in
                 pieces.get_splits(offset_referential="original", offset_type="char")]
 
-    return _call(run)
+    return guarded(run)
 
 
 #: Every character, one match each (Oniguruma's ``.`` leaves out the newline).

@@ -152,3 +152,21 @@ def test_reach_counts_module_level_lines_and_what_a_run_takes() -> None:
         " 'merges': [['a', 'b']]}}\n"
         "load_tokenizer(json.dumps(doc), strict=False).encode('abab')")
     assert encoded["bpe"][1] > imported["bpe"][1]
+
+
+@pytest.mark.parametrize(("argv", "expected"), [
+    (["--profile", "smoke"], 1),                       # 20 cases: the pool costs more
+    (["--profile", "ci", "--examples", "99"], 1),
+    (["--profile", "smoke", "--examples", "100"], None),  # None: every core
+    (["--profile", "ci"], None),
+    (["--profile", "ci", "--reach"], 1),
+])
+def test_default_workers_follow_the_size_of_the_run(argv: list[str], expected: int | None
+                                                    ) -> None:
+    import os
+
+    from harness.__main__ import _parser
+    from harness.cli.conformance import default_workers
+
+    args = _parser().parse_args(["conformance", *argv])
+    assert default_workers(args) == (expected or os.cpu_count() or 1)

@@ -248,3 +248,48 @@ def test_the_short_property_rewrite_spells_out_only_unescaped_properties() -> No
     assert rewritten["pre_tokenizer"]["pretokenizers"][0]["pattern"]["Regex"] == (
         r"\p{L}+\\pL\P{N}\p{N}")
     assert list(component_types(document["pre_tokenizer"])) == ["Sequence", "Split"]
+
+
+def test_kitokens_merges_come_from_the_vocabulary_in_its_rank_order() -> None:
+    from harness.subjects.kitoken.recognisers import merges_from_vocabulary
+
+    document = {"model": {"type": "BPE", "vocab": {"a": 0, "b": 1, "c": 2, "bc": 3, "ab": 4,
+                                                   "abc": 5}, "merges": [["b", "c"]]}}
+    changed = merges_from_vocabulary(document)
+    assert changed is not None  # "ab" and "abc" are reached by no listed merge
+    # bc first (the file's merge 0), then the others by id: ab, then abc's two splits
+    assert changed["model"]["merges"] == [["b", "c"], ["a", "b"], ["a", "bc"], ["ab", "c"]]
+    every = {"model": {"type": "BPE", "vocab": {"a": 0, "b": 1, "ab": 2},
+                       "merges": [["a", "b"]]}}
+    assert merges_from_vocabulary(every) is None  # every token is some merge's result
+
+
+def test_kitokens_byte_runs_are_read_as_one_utf8_text() -> None:
+    from harness.core.outcome import Decoded
+    from harness.subjects.kitoken.recognisers import byte_pieces_uppercased, byte_runs_as_utf8
+
+    got = byte_runs_as_utf8({}, None, Decoded("a<0xE4><0xB8>b<0xe4><0xb8><0x80>"))  # type: ignore[arg-type]
+    assert got == Decoded("a\ufffdb\u4e00")
+    document = {"model": {"type": "BPE", "vocab": {"<0x0a>": 0, "a": 1},
+                          "merges": [["a", "<0x0a>"]]}}
+    changed = byte_pieces_uppercased(document)
+    assert changed is not None
+    assert changed["model"]["vocab"] == {"<0x0A>": 0, "a": 1}
+    assert changed["model"]["merges"] == [["a", "<0x0A>"]]
+    both = {"model": {"type": "BPE", "vocab": {"<0x0a>": 0, "<0x0A>": 1}, "merges": []}}
+    assert byte_pieces_uppercased(both) is None  # the uppercase spelling is taken
+
+
+def test_tokies_table_is_the_vocabulary_by_position_read_through_gpt2s_byte_map() -> None:
+    from harness.subjects.tokie.recognisers import model
+
+    document = {"model": {"type": "BPE", "vocab": {"a": 0, "b": 7, "\u00f1": 3},
+                          "merges": []}, "decoder": None}
+    assert model.positions(document) == ["a", "\u00f1", "b"]
+    assert model.topological(document)  # no merges: the byte-level path
+    assert model.bytelevel_bytes("\u00f1\u0120") == b"\xf1 "
+    assert model.decoded(document, (0, 2)) == b"ab"
+    assert model.decoded(document, (3,)) is None  # past the table: tokie panics
+    crossed = {"model": {"type": "BPE", "vocab": {"a": 0, "b": 1, "ab": 2, "abab": 3},
+                         "merges": [["a", "b"], ["abab", "a"]]}}
+    assert not model.topological(crossed)  # merge 1 names id 3, past base 2 + 1

@@ -10,7 +10,7 @@
   ``nox -s oracles -- --check`` are run literally by ``.ci/run`` (checked here), and the
   conformance, oracle-upgrade and bench commands are long runs whose short forms the tests
   cover (``tests/harness/test_interrupts.py``, ``tests/harness/test_oracles.py``,
-  ``tests/harness/test_bench.py``).
+  ``tests/exhaustive/test_bench.py``).
 """
 
 from __future__ import annotations

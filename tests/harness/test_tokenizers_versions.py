@@ -107,7 +107,10 @@ def test_the_generation_is_told_from_the_module_not_its_version() -> None:
     generation = generations.generation_of(fake_module())
     assert generation.name == "1.x" and not generation.has_components
     assert generation.tiers == frozenset(generations.ALL_TIERS) - {"spans", "special_mask"}
-    assert generations.family("1.0.0rc3") == "1.x" and generations.family("0.20.3") == "0.x"
+    assert generations.family("1.0.0rc3") == "1.x"
+    # the expectations family is told from the version: before 0.23 is its own file
+    assert [generations.family(v) for v in ("0.20.3", "0.22.2", "0.23.1", "0.23.3", "0.30.0")
+            ] == ["0.20-0.22", "0.20-0.22", "0.x", "0.x", "0.x"]
 
 
 def test_1x_loads_through_a_file_and_takes_tokens_from_decode_tokens() -> None:
@@ -196,22 +199,36 @@ def test_tiers_a_subject_lacks_are_skipped_and_counted() -> None:
 
 # -- the version check, against a mocked index -------------------------------------------
 
-PUBLISHED = ("tokenizers (0.23.3)\nAvailable versions: 1.0.0rc3, 1.0.0rc2, 0.23.3, 0.23.1, "
-             "0.22.2, 0.21.4, 0.20.3\n")
+#: The simple API's JSON answer (PEP 691/700), as PyPI gives it, cut to a few versions.
+PUBLISHED = json.dumps({"name": "tokenizers", "versions": [
+    "0.20.3", "0.21.4", "0.22.2", "0.23.1", "0.23.3", "1.0.0rc2", "1.0.0rc3"], "files": []})
+#: A mirror's HTML page of the same project (file names only).
+PUBLISHED_HTML = ("<html><body><a href='x'>tokenizers-0.23.3-cp39-abi3-manylinux.whl</a>"
+                  "<a href='y'>tokenizers-0.23.3.tar.gz</a>"
+                  "<a href='z'>tokenizers-1.0.0rc3-cp39-abi3-win_amd64.whl</a></body></html>")
 
 
-def _index(status: int = 0, out: str = PUBLISHED, delay: float = 0.0) -> index.Runner:
-    def run(command: Sequence[str], timeout: float) -> tuple[int, str]:
-        assert "--pre" in command and timeout <= 5
-        if delay > timeout:
-            raise TimeoutError
-        return status, out
-    return run
+def _index(out: str = PUBLISHED, *, offline: bool = False, calls: list[str] | None = None
+           ) -> index.Fetcher:
+    def fetch(url: str, timeout: float) -> str:
+        assert url.endswith("/tokenizers/") and timeout <= 3
+        if calls is not None:
+            calls.append(url)
+        if offline:
+            raise TimeoutError("timed out")
+        return out
+    return fetch
 
 
-def test_a_published_version_passes() -> None:
-    assert index.check("1.0.0rc3", _index()) == "1.0.0rc3"
-    assert index.check(" 0.23.3 ", _index()) == "0.23.3"
+@pytest.fixture
+def kept(tmp_path: Path) -> Path:
+    return tmp_path / "index" / "tokenizers.json"
+
+
+def test_a_published_version_passes(kept: Path) -> None:
+    assert index.check("1.0.0rc3", _index(), kept) == "1.0.0rc3"
+    assert index.check(" 0.23.3 ", _index(), kept) == "0.23.3"
+    assert index.check("0.23.3", _index(PUBLISHED_HTML), kept.with_name("html.json")) == "0.23.3"
 
 
 @pytest.mark.parametrize(("version", "message"), [
@@ -223,15 +240,92 @@ def test_a_published_version_passes() -> None:
                 "1.0.0rc3, 1.0.0rc2, 0.23.3)"),
     ("", "empty tokenizers version (give one, e.g. --reference 0.23.3)"),
 ])
-def test_a_bad_version_is_refused_in_one_line(version: str, message: str) -> None:
+def test_a_bad_version_is_refused_in_one_line(version: str, message: str, kept: Path) -> None:
     with pytest.raises(index.VersionError) as refused:
-        index.check(version, _index())
+        index.check(version, _index(), kept)
     assert str(refused.value) == message and "\n" not in message
 
 
-@pytest.mark.parametrize("runner", [_index(status=1, out=""), _index(delay=10.0)])
-def test_offline_is_said_in_one_line(runner: index.Runner) -> None:
+def test_offline_is_said_in_one_line(kept: Path) -> None:
     started = time.monotonic()
-    with pytest.raises(index.VersionError, match=r"offline\?"):
-        index.check("0.23.3", runner)
-    assert time.monotonic() - started < 5
+    with pytest.raises(index.VersionError, match=r"offline\?") as refused:
+        index.check("0.23.3", _index(offline=True), kept)
+    assert time.monotonic() - started < 5 and "\n" not in str(refused.value)
+    with pytest.raises(index.VersionError, match="not a version number"):
+        index.check("garbage", _index(offline=True), kept)
+
+
+def test_the_kept_answer_spares_the_request_and_answers_offline(kept: Path) -> None:
+    calls: list[str] = []
+    assert index.check("0.23.3", _index(calls=calls), kept) == "0.23.3"
+    assert len(calls) == 1 and kept.is_file()
+    assert index.check("0.22.2", _index(calls=calls), kept) == "0.22.2"
+    assert len(calls) == 1  # listed in the kept answer: no request
+    with pytest.raises(index.VersionError) as refused:
+        index.check("9.9.9", _index(offline=True, calls=calls), kept)
+    assert len(calls) == 2  # an unknown version asks again (it may be new)
+    assert str(refused.value).startswith("tokenizers 9.9.9 is not on the package index "
+                                         "(nearest: 1.0.0rc3") \
+        and "list kept from" in str(refused.value)
+
+
+# -- nox checks the version as it loads the noxfile, before any virtual environment -----
+
+def _noxfile(monkeypatch: pytest.MonkeyPatch, argv: list[str]) -> list[tuple[str, str]]:
+    """Load noxfile.py as nox does, with ``argv``; the (session, version) pairs it checked
+    (the check itself replaced: it would exit the test process)."""
+    pytest.importorskip("nox")
+    checked: list[tuple[str, str]] = []
+
+    def check(version: str, fetch: Any = None, kept: Any = None) -> str:
+        checked.append(("?", version))
+        raise index.VersionError(f"tokenizers {version} is not on the package index")
+
+    monkeypatch.setattr(index, "check", check)
+    monkeypatch.setattr(sys, "argv", argv)
+    exits: list[int] = []
+
+    def exit_now(status: int) -> None:
+        exits.append(status)
+        raise SystemExit(status)
+
+    monkeypatch.setattr("os._exit", exit_now)
+    monkeypatch.setattr("signal.signal", lambda *args: None)  # the noxfile's SIGTERM hook
+    path = Path(__file__).parents[2] / "noxfile.py"
+    spec = importlib.util.spec_from_file_location("noxfile_under_test", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    try:
+        spec.loader.exec_module(module)
+    except SystemExit as stop:
+        assert stop.code == 2 and exits == [2]
+    return checked
+
+
+#: Loading the noxfile again registers its sessions again (nox warns).
+_RELOADED = pytest.mark.filterwarnings("ignore:The session .* has already been registered")
+
+
+@_RELOADED
+@pytest.mark.parametrize("argv", [
+    ["nox", "-s", "oracles", "--", "--reference", "9.9.9"],
+    ["nox", "-R", "-s", "oracles", "--", "--reference=9.9.9"],
+    ["nox", "--session=conformance", "--", "--subject", "tokenizers==9.9.9", "--profile", "dev"],
+])
+def test_nox_refuses_a_bad_version_as_it_loads(monkeypatch: pytest.MonkeyPatch,
+                                               capsys: pytest.CaptureFixture[str],
+                                               argv: list[str]) -> None:
+    assert _noxfile(monkeypatch, argv) == [("?", "9.9.9")]
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "tokenizers 9.9.9 is not on the package index" in err
+
+
+@_RELOADED
+@pytest.mark.parametrize("argv", [
+    ["nox", "-s", "oracles", "--", "--check"],
+    ["nox", "-s", "tests", "--", "--reference", "9.9.9"],  # not the oracles session
+    ["nox", "-s", "conformance", "--", "--subject", "transformers-js"],
+    ["nox", "-l"],
+])
+def test_nox_checks_nothing_else(monkeypatch: pytest.MonkeyPatch, argv: list[str]) -> None:
+    assert _noxfile(monkeypatch, argv) == []

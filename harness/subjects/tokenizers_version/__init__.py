@@ -6,9 +6,11 @@ The environment lives under the cache folder (``subjects/tokenizers-VERSION/``),
 the PyPI installer (``harness.subjects.pypi``): the wheel alone (``--no-deps``: the
 bindings import nothing else), its sha256 checked against ``hashes.json`` where the
 version is recorded there (recorded on first download otherwise, and said), installed
-with ``--require-hashes``. Expectations are per API family:
-``expectations-0.x.yaml``, ``expectations-1.x.yaml`` (named recognisers in
-``recognisers.py``); findings: ``FINDINGS.md``.
+with ``--require-hashes``. Expectations are per family of versions
+(``generations.FAMILIES``): ``expectations-0.x.yaml`` (0.23 on),
+``expectations-0.20-0.22.yaml``, ``expectations-1.x.yaml`` (named recognisers in
+``recognisers.py``), each with its pinned witnesses (``witnesses-<family>.json``);
+findings: ``FINDINGS.md``.
 """
 
 from __future__ import annotations
@@ -32,7 +34,7 @@ PROGRAM: Final = FOLDER / "program.py"
 HASHES: Final = FOLDER / "hashes.json"
 #: What a family's bindings import at run time besides themselves (1.x: numpy, for the
 #: ids it takes and gives; huggingface-hub only for from_pretrained, never used here).
-RUNTIME: Final = {"0.x": (), "1.x": ("numpy==2.4.6",)}
+RUNTIME: Final = {"0.x": (), "0.20-0.22": (), "1.x": ("numpy==2.4.6",)}
 
 
 def is_spec(spec: str) -> bool:
@@ -80,6 +82,6 @@ def command_for(spec: str) -> list[str]:
 
 
 def expectations_display(hello_name: str) -> str:
-    """The expectations file of the API family a hello names, as a repository path."""
+    """The expectations file of the family a hello names, as a repository path."""
     return (f"harness/subjects/tokenizers_version/expectations-"
             f"{hello_name.removeprefix(HELLO_PREFIX)}.yaml")

@@ -111,6 +111,16 @@ def generation_of(module: ModuleType) -> Generation:
     return Generation("1.x", module, tiers, (Exception, ValueError), False)
 
 
+#: The expectations families (``expectations-<family>.yaml``, the hello name's tail): 1.x;
+#: 0.x from 0.23 on (the pinned version's line); 0.20-0.22, the releases before 0.23
+#: (triaged over 0.20.4, 0.21.4 and 0.22.2; an older 0.x is judged by it too).
+FAMILIES: Final = ("0.x", "0.20-0.22", "1.x")
+
+
 def family(version: str) -> str:
-    """The expectations family of a version string: ``0.x`` or ``1.x``."""
-    return "0.x" if version.strip().startswith("0.") else "1.x"
+    """The expectations family of a version string (``FAMILIES``)."""
+    text = version.strip()
+    if not text.startswith("0."):
+        return "1.x"
+    minor = re.match(r"0\.(\d+)", text)
+    return "0.20-0.22" if minor is not None and int(minor.group(1)) < 23 else "0.x"

@@ -2,8 +2,9 @@
 environment: ``python program.py``. Speaks docs/subject-protocol.md on stdin/stdout.
 
 Needs only the standard library, ``tokenizers`` and ``generations.py`` beside it (the
-harness is not installed in that environment). Hello name ``tokenizers-0.x`` or
-``tokenizers-1.x``: the family picks the expectations file. A refusal of the library is a
+harness is not installed in that environment). Hello name ``tokenizers-<family>``
+(``0.x``, ``0.20-0.22``, ``1.x``: ``generations.family`` of the version): the family picks
+the expectations file. A refusal of the library is a
 ``refused`` answer; a Rust panic ends the process (status 101, ``panic: <message>`` on
 stderr), which the harness records as ``crashed[died]`` with that line.
 """
@@ -21,7 +22,7 @@ os.environ.pop("RUST_BACKTRACE", None)
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import tokenizers  # after RUST_BACKTRACE is unset
-from generations import Generation, generation_of  # type: ignore[import-not-found]
+from generations import Generation, family, generation_of  # type: ignore[import-not-found]
 
 PROTOCOL = 1
 _NEVER_SWALLOWED = (KeyboardInterrupt, SystemExit, GeneratorExit)
@@ -76,7 +77,7 @@ def main() -> int:
         out.write(json.dumps(message) + "\n")
         out.flush()
 
-    send({"hello": {"protocol": PROTOCOL, "name": f"tokenizers-{generation.name}",
+    send({"hello": {"protocol": PROTOCOL, "name": f"tokenizers-{family(generation.version)}",
                     "version": generation.version,
                     "capabilities": sorted(generation.tiers)}})
     for line in sys.stdin:

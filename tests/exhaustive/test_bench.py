@@ -23,12 +23,13 @@ import pytest
 
 pytest.importorskip("tokenizers")
 
+from harness.bench.runner import SECTIONS
+from harness.bench.stages import SUBJECT_STAGES
 from harness.core.canonical import read_yaml
 
 pytestmark = pytest.mark.upstream
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
-SECTIONS = ("encode", "growth", "long_words", "harness", "decode", "memory")
 STAGES = {"generation", "upstream", "reference", "reference_for_classification",
           "execute_glue", "compare", "classify", "record", "engine_and_rest"}
 SUMMARY_KEYS = {"min", "median", "max", "repeats"}
@@ -38,6 +39,7 @@ TINY_GROWTH_SIZES = ("64", "128", "256", "512")
 TINY_LONG_WORDS = ("latin_300", "latin_1000", "cjk_300", "cjk_1000")
 TINY_HARNESS_EXAMPLES = 6
 TINY_DECODE_IDS = 2 * 512
+TINY_REAL_MODEL_TEXTS = 32
 
 
 def _python(*args: str) -> subprocess.CompletedProcess[str]:
@@ -135,6 +137,24 @@ def test_section_contents(report: dict[str, Any]) -> None:
                 + harness["split_summary"]["reference_subject"]["median"])
     assert 0 < harness["subjects_share"]["median"] < 1
     assert harness["subjects_share"]["median"] == pytest.approx(subjects, abs=0.05)
+
+    for name, entry in report["real_models"]["fixtures"].items():
+        if "skipped" in entry:  # the fixture cannot be built on this machine
+            continue
+        assert entry["texts"] == TINY_REAL_MODEL_TEXTS, name
+        assert entry["comparisons"] > 4 * TINY_REAL_MODEL_TEXTS, name
+        assert set(entry["split"]) == STAGES
+        own = sum(entry["split"][stage]["share"]["median"] for stage in SUBJECT_STAGES)
+        assert 0 < entry["subjects_share"]["median"] == pytest.approx(own, abs=0.05)
+        assert sum(entry["split"][stage]["share"]["median"]
+                   for stage in STAGES) == pytest.approx(1.0, abs=0.05)
+
+    smoke = report["jobs"]["smoke"]
+    assert smoke["verdict"] in ("pass", "incomplete"), smoke
+    assert smoke["cases"] == 20 and smoke["comparisons"] > 0
+    assert set(smoke["by_phase"]) == {"explore", "witness_search", "pinned", "real_models",
+                                      "morph_track"}
+    assert sum(p["median"] for p in smoke["by_phase"].values()) <= smoke["seconds"]["max"]
 
     if "skipped" not in report["decode"]:
         assert report["decode"]["ids"] == TINY_DECODE_IDS

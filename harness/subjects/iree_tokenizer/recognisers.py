@@ -1,0 +1,368 @@
+"""The recognisers of iree-tokenizer's expectations (``expectations.yaml`` beside this
+module).
+
+A plugin of the judge (decision 0034): the run hands ``RECOGNISERS`` to the expectations
+parser; nothing in ``harness/judge/`` imports it. *Subject* is iree-tokenizer, *upstream*
+is ``tokenizers``. A refusal is recognised by its IREE status (program.py) and a document
+that really has what it names; an answer by upstream replayed with the mechanism applied
+giving exactly the subject's answer, or, where upstream cannot be made to apply it, by the
+answer's own structure checked against the document.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from collections.abc import Callable
+from typing import Any, Final
+
+from ...core.outcome import Crashed, Decoded, Encoded, Loaded, Refused
+from ...judge.compare import Divergence
+from ...judge.predicates import NONE, Context, Predicate
+from ..fastokens.recognisers import (
+    component_types,
+    decodes_normalized_added_token_as_content,
+    token_of_normalized_added_token_is_content,
+)
+from ..transformers_js.recognisers.replay import (
+    MARKER,
+    document_ids,
+    replay_on,
+    replaying,
+    same_tiers,
+    unmarked,
+    yes,
+)
+
+
+def _refused_load(div: Divergence) -> str | None:
+    """The rule of the subject's refused load where upstream loaded (or panicked: its own
+    finding, judged by our intended classes), else None."""
+    obs = div.observation
+    if obs.operation != "load" or not isinstance(obs.subject, Refused):
+        return None
+    upstream = obs.upstream
+    loaded = isinstance(upstream, Loaded) or (isinstance(upstream, Crashed)
+                                              and upstream.kind == "panic")
+    return obs.subject.rule if loaded else None
+
+
+_PREFIX: Final = re.compile(r"^UNIMPLEMENTED; BPE continuing_subword_prefix is not "
+                            r"supported \(value: (.*)\)$", re.DOTALL)
+
+
+def continuing_subword_prefix_refused(ctx: Context, div: Divergence) -> frozenset[int]:
+    """A BPE with a ``continuing_subword_prefix``: refused as UNIMPLEMENTED, naming the
+    value. Checked: the value named (digits read as N by the adapter's rule) is the
+    model's prefix."""
+    rule = _refused_load(div)
+    named = _PREFIX.match(rule) if rule is not None else None
+    prefix = ctx.doc.continuing_subword_prefix
+    return yes(named is not None and isinstance(prefix, str) and prefix != ""
+               and named.group(1) == re.sub(r"\d+", "N", prefix))
+
+
+_UNSUPPORTED_TYPE: Final = re.compile(r"^UNIMPLEMENTED; (\w+) type not (?:yet )?supported: "
+                                      r"'(\w+)'$")
+_UNSUPPORTED_MODEL: Final = re.compile(r"^UNIMPLEMENTED; unsupported model type: '(\w+)'$")
+_SLOTS: Final = {"decoder": "decoder", "normalizer": "normalizer",
+                 "pre_tokenizer": "pre_tokenizer", "post_processor": "post_processor",
+                 "pre-tokenizer": "pre_tokenizer", "post-processor": "post_processor"}
+
+
+def component_type_refused(ctx: Context, div: Divergence) -> frozenset[int]:
+    """A component or model type the library does not implement: refused as
+    UNIMPLEMENTED ("decoder type not supported: 'BPEDecoder'", "unsupported model type:
+    'WordLevel'"). Checked: the slot the rule names (or a Sequence in it) really holds a
+    component of that type, or the model is of that type."""
+    rule = _refused_load(div)
+    if rule is None:
+        return NONE
+    model = _UNSUPPORTED_MODEL.match(rule)
+    if model is not None:
+        return yes(ctx.doc.model.get("type") == model.group(1))
+    named = _UNSUPPORTED_TYPE.match(rule)
+    if named is None or named.group(1) not in _SLOTS:
+        return NONE
+    return yes(named.group(2) in component_types(ctx.doc.raw.get(_SLOTS[named.group(1)])))
+
+
+_UNK_MISSING: Final = re.compile(r"^NOT_FOUND; unk_token '(.*)' not found in vocabulary$",
+                                 re.DOTALL)
+
+
+def unk_token_missing_refused(ctx: Context, div: Divergence) -> frozenset[int]:
+    """A model whose ``unk_token`` is not in its vocabulary: refused (NOT_FOUND), where
+    upstream loads it (an unknown piece then fails at encode). Checked: the token named
+    is the model's unk token and the vocabulary has no such entry."""
+    rule = _refused_load(div)
+    named = _UNK_MISSING.match(rule) if rule is not None else None
+    unk = ctx.doc.unk_token
+    return yes(named is not None and unk is not None and unk not in ctx.doc.vocab
+               and named.group(1) == re.sub(r"\d+", "N", unk))
+
+
+_UNKNOWN_MERGE_TOKEN: Final = re.compile(r"^NOT_FOUND; merge at index N references unknown "
+                                         r"left token '(.*)'$", re.DOTALL)
+
+
+def version_header_merge_refused(ctx: Context, div: Divergence) -> frozenset[int]:
+    """A merges list opening with the ``#version: 0.2`` header line of a merges.txt:
+    upstream skips it, the library reads it as a merge of "#version:" and "0.2" and
+    refuses the file for the unknown token. Checked: the token named is "#version:",
+    the first merge is a string starting with "#version" and upstream loaded."""
+    rule = _refused_load(div)
+    named = _UNKNOWN_MERGE_TOKEN.match(rule) if rule is not None else None
+    merges = ctx.doc.merges
+    first = merges[0] if isinstance(merges, list) and merges else None
+    return yes(named is not None and named.group(1) == "#version:"
+               and isinstance(div.observation.upstream, Loaded)
+               and isinstance(first, str) and first.startswith("#version"))
+
+
+def without_fuse(value: Any) -> Any:
+    """The decoder ``value`` without its Fuse steps (nested Sequences too)."""
+    if isinstance(value, dict) and value.get("type") == "Sequence" \
+            and isinstance(value.get("decoders"), list):
+        return {**value, "decoders": [without_fuse(step) for step in value["decoders"]
+                                      if not (isinstance(step, dict)
+                                              and step.get("type") == "Fuse")]}
+    return value
+
+
+def strip_per_token(ctx: Context, div: Divergence) -> frozenset[int]:
+    """A decoder Sequence with Fuse before Strip (Llama/Mistral: Replace, ByteFallback,
+    Fuse, Strip one leading space): the library's Fuse does not join the tokens, so the
+    Strip takes a leading space off every token ("a", "▁" decodes as "a"; "<s>", "▁", "a"
+    as "<s>a"); upstream strips the fused text once. Checked: the decoder has a Fuse
+    step and a Strip step after it, and upstream replayed with the Fuse steps removed
+    answers exactly the subject's text."""
+    obs = div.observation
+    if not (obs.operation == "decode" and isinstance(obs.subject, Decoded)):
+        return NONE
+    kinds = ctx.doc.step_types("decoder")
+    if "Fuse" not in kinds or "Strip" not in kinds[kinds.index("Fuse"):]:
+        return NONE
+    replayed = replay_on({**ctx.doc.raw, "decoder": without_fuse(ctx.doc.raw["decoder"])}, obs)
+    return yes(isinstance(replayed, Decoded) and replayed.text == obs.subject.text)
+
+
+def byte_tokens_dropped(ctx: Context, div: Divergence) -> frozenset[int]:
+    """Byte fallback over a long run of characters missing from the vocabulary: the
+    library silently loses byte tokens (a run of 36 bytes gives 34 tokens, 300 give
+    166). Checked: byte_fallback is on, the subject's ids are upstream's with some
+    removed, in order, and every one removed is a byte token (``<0x..>``)."""
+    obs = div.observation
+    subject, upstream = obs.subject, obs.upstream
+    if not (obs.operation == "encode" and ctx.doc.byte_fallback
+            and isinstance(subject, Encoded) and isinstance(upstream, Encoded)
+            and len(subject.ids) < len(upstream.ids)):
+        return NONE
+    names = {v: k for k, v in ctx.doc.vocab.items() if isinstance(v, int)}
+    at = 0
+    for number in upstream.ids:
+        if at < len(subject.ids) and subject.ids[at] == number:
+            at += 1
+        elif not _BYTE_TOKEN.match(names.get(number, "")):
+            return NONE
+    return yes(at == len(subject.ids))
+
+
+def unk_per_byte(ctx: Context, div: Divergence) -> frozenset[int]:
+    """A character missing from a byte-fallback vocabulary that has no ``<0x..>`` token
+    for its bytes either: upstream gives one unk token for the character, the library one
+    per UTF-8 byte ("▁" is three). Checked: byte_fallback is on, and upstream's answer
+    with each unk token repeated once per byte of the text it spans is exactly the
+    subject's ids and tokens."""
+    obs = div.observation
+    subject, upstream = obs.subject, obs.upstream
+    unk = ctx.doc.unk_token
+    if not (obs.operation == "encode" and isinstance(obs.input, str) and ctx.doc.byte_fallback
+            and isinstance(subject, Encoded) and isinstance(upstream, Encoded)
+            and unk is not None and len(upstream.spans) == len(upstream.ids)):
+        return NONE
+    ids: list[int] = []
+    tokens: list[str] = []
+    for number, token, (start, end) in zip(upstream.ids, upstream.tokens, upstream.spans,
+                                           strict=True):
+        times = len(obs.input[start:end].encode("utf-8", "surrogatepass")) \
+            if token == unk else 1
+        ids.extend([number] * times)
+        tokens.extend([token] * times)
+    return yes(tuple(ids) != upstream.ids and tuple(ids) == subject.ids
+               and tuple(tokens) == subject.tokens)
+
+
+_BYTE_SPAN: Final = re.compile(r"^INVALID_ARGUMENT; byte token ID range too wide: ")
+_BYTE_TOKEN: Final = re.compile(r"^<0x[0-9A-F]{2}>$")
+
+
+def byte_token_span_refused(ctx: Context, div: Divergence) -> frozenset[int]:
+    """Byte-fallback tokens (``<0x00>`` ... ``<0xFF>``) whose ids do not lie within one
+    run of 256: the library keeps them as one id range and refuses a file where they
+    spread wider ("byte token ID range too wide"); upstream looks each one up by name.
+    Checked: that rule, and the ids of the document's byte tokens span more than 256."""
+    rule = _refused_load(div)
+    if rule is None or not _BYTE_SPAN.match(rule):
+        return NONE
+    ids = [v for k, v in ctx.doc.vocab.items() if _BYTE_TOKEN.match(k) and isinstance(v, int)]
+    return yes(bool(ids) and max(ids) - min(ids) + 1 > 256)
+
+
+_BUFFER_FULL: Final = "RESOURCE_EXHAUSTED; decode output buffer full"
+#: Decoder steps that change no text, measured (FINDINGS.md): a chain of only these, or
+#: none at all, leaves the library's decode with no output stage.
+_PASSTHROUGH: Final = frozenset({"Fuse"})
+
+
+def passthrough_decode_refused(ctx: Context, div: Divergence) -> frozenset[int]:
+    """A document with no decoder, or one of only Fuse steps (an empty Sequence too):
+    every decode is refused as "decode output buffer full", whatever the ids. Checked:
+    that rule, upstream decoded, and the decoder's steps are all passthrough ones."""
+    obs = div.observation
+    if not (obs.operation == "decode" and isinstance(obs.subject, Refused)
+            and obs.subject.rule == _BUFFER_FULL and isinstance(obs.upstream, Decoded)):
+        return NONE
+    return yes(all(kind in _PASSTHROUGH for kind in ctx.doc.step_types("decoder")))
+
+
+def _covered(tokens: tuple[str, ...]) -> bytes:
+    """The UTF-8 bytes tokens cover, a byte-fallback token (``<0xE1>``) as its byte."""
+    return b"".join(bytes([int(t[3:5], 16)]) if _BYTE_TOKEN.match(t)
+                    else t.encode("utf-8", "surrogatepass") for t in tokens)
+
+
+def unreachable_token_produced(ctx: Context, div: Divergence) -> frozenset[int]:
+    """A BPE token holding a character outside ASCII is produced though no merge builds
+    it: the library's BPE runs on UTF-8 bytes and joins the bytes of such a vocabulary
+    entry by merges of its own, which also join the characters around them ("añ" is one
+    token, "ab" stays two); upstream's BPE only ever joins symbols through the file's
+    merges. Checked: both sides cover the same bytes (their tokens joined, a
+    byte-fallback token as its byte),
+    every subject token is a vocabulary entry, and one of the subject's tokens is longer
+    than one character, holds a non-ASCII character and is the result of no merge."""
+    obs = div.observation
+    subject, upstream = obs.subject, obs.upstream
+    if not (obs.operation == "encode" and isinstance(subject, Encoded)
+            and isinstance(upstream, Encoded) and ctx.doc.model.get("type") == "BPE"
+            and subject.tokens and all(isinstance(t, str) for t in subject.tokens)
+            and _covered(subject.tokens) == _covered(upstream.tokens)):
+        return NONE
+    built = set()
+    for merge in ctx.doc.merges or ():
+        sides = merge.split(" ") if isinstance(merge, str) else merge
+        if isinstance(sides, list) and len(sides) == 2 and all(isinstance(s, str)
+                                                               for s in sides):
+            built.add(sides[0] + sides[1])
+    added = {entry.get("content") for entry in ctx.doc.added_tokens}
+    ordinary = [t for t in subject.tokens if t not in added]
+    return yes(all(t in ctx.doc.vocab for t in ordinary) and any(
+        len(t) > 1 and not t.isascii() and t not in built for t in ordinary))
+
+
+def without_prepend(value: Any) -> tuple[Any, str]:
+    """The normalizer ``value`` without its Prepend steps (nested Sequences too), and
+    what they prepended, in order."""
+    if not isinstance(value, dict):
+        return value, ""
+    if value.get("type") == "Prepend" and isinstance(value.get("prepend"), str):
+        return None, value["prepend"]
+    if value.get("type") == "Sequence" and isinstance(value.get("normalizers"), list):
+        kept, prepended = [], ""
+        for step in value["normalizers"]:
+            rest, text = without_prepend(step)
+            prepended = text + prepended  # a later Prepend goes in front
+            if rest is not None:
+                kept.append(rest)
+        return {**value, "normalizers": kept}, prepended
+    return value, ""
+
+
+def _contents(ctx: Context) -> list[str]:
+    return sorted({entry["content"] for entry in ctx.doc.added_tokens
+                   if isinstance(entry.get("content"), str) and entry["content"]},
+                  key=lambda c: -len(c))
+
+
+def first_character_cuts(text: str, contents: list[str]) -> list[int]:
+    """Positions outside every whole match of an added token (longest first, left to
+    right) where a character that begins some added token stands."""
+    starts = {c[0] for c in contents}
+    cuts, at = [], 0
+    while at < len(text):
+        whole = next((c for c in contents if text.startswith(c, at)), None)
+        if whole is not None:
+            at += len(whole)
+            continue
+        if text[at] in starts:
+            cuts.append(at)
+        at += 1
+    return cuts
+
+
+def _segmented(ctx: Context, div: Divergence, *, cut: bool) -> frozenset[int]:
+    """Upstream replayed with the library's segmentation: the Prepend normalizer applied
+    once, to the text's start (not again after each added token), and, with ``cut``,
+    the text cut before every character that begins an added token (a marker added
+    token there, dropped from the answer)."""
+    obs = div.observation
+    if not (obs.operation == "encode" and isinstance(obs.input, str) and obs.input
+            and isinstance(obs.subject, Encoded)):
+        return NONE
+    contents = _contents(ctx)
+    if not contents:
+        return NONE
+    normalizer, prepended = without_prepend(ctx.doc.raw.get("normalizer"))
+    cuts = first_character_cuts(obs.input, contents) if cut else []
+    if not prepended and not cuts:
+        return NONE
+    text = obs.input
+    for at in reversed(cuts):
+        text = text[:at] + MARKER + text[at:]
+    if prepended and not any(obs.input.startswith(c) for c in contents):
+        text = prepended + text
+    fresh = max(document_ids(ctx.doc.raw), default=0) + 1
+    marker = {"id": fresh, "content": MARKER, "single_word": False, "lstrip": False,
+              "rstrip": False, "normalized": False, "special": False}
+    document = {**ctx.doc.raw, "normalizer": normalizer,
+                "added_tokens": [*ctx.doc.added_tokens, marker]}
+    replayed = unmarked(replay_on(document, dataclasses.replace(obs, input=text)))
+    return yes(same_tiers(obs.subject, replayed))
+
+
+def prepend_once(ctx: Context, div: Divergence) -> frozenset[int]:
+    """A Prepend normalizer and an added token in the text: the library prepends once,
+    to the whole text; upstream normalizes each piece between added tokens on its own,
+    so the piece after ``<s>`` gets a ``▁`` too. Checked: upstream replayed with the
+    Prepend removed from the normalizer and its text put at the start of the input by
+    hand answers exactly the subject's ids, tokens and type ids."""
+    return _segmented(ctx, div, cut=False)
+
+
+def cut_before_added_token_character(ctx: Context, div: Divergence) -> frozenset[int]:
+    """A character that begins an added token cuts the text though no added token
+    matches there: "Hello <s world" is cut before "<" (as if "<s>" might follow), so
+    "▁<" cannot merge and is "▁", "<". Checked: upstream replayed with a marker token
+    before every such character (outside whole matches), and the Prepend applied once
+    as the library does (``prepend_once``), answers exactly the subject's ids, tokens
+    and type ids once the markers are dropped."""
+    return _segmented(ctx, div, cut=True)
+
+
+_ALL: Final[tuple[Callable[[Context, Divergence], frozenset[int]], ...]] = (
+    continuing_subword_prefix_refused,
+    component_type_refused,
+    unk_token_missing_refused,
+    version_header_merge_refused,
+    byte_token_span_refused,
+    passthrough_decode_refused,
+    strip_per_token,
+    unk_per_byte,
+    byte_tokens_dropped,
+    unreachable_token_produced,
+    prepend_once,
+    cut_before_added_token_character,
+    token_of_normalized_added_token_is_content,
+    decodes_normalized_added_token_as_content,
+)
+RECOGNISERS: dict[str, Predicate] = {function.__name__: replaying(function) for function in _ALL}

@@ -1,0 +1,386 @@
+"""The recognisers of kitoken's expectations (``expectations.yaml`` beside this module).
+
+A plugin of the judge (decision 0034): the run hands ``RECOGNISERS`` to the expectations
+parser; nothing in ``harness/judge/`` imports it. *Subject* is kitoken, *upstream* is
+``tokenizers``. A refusal is recognised by the document really having what kitoken names;
+an encode or a decode by replaying upstream on the document as kitoken reads it
+(``readings.py``: every applicable reading composed, the recognised one needed), each
+reading taken from kitoken's conversion (``src/convert/tokenizers.rs``) and its BPE
+(``src/encoder/bytepair.rs``: a pair merges when its join is a vocabulary token, the
+lowest-ranked first; tokens ranked by the first merge giving them, then by id).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Final
+
+from ....core.observation import Observation
+from ....core.outcome import Decoded, Encoded, Outcome, Refused
+from ....judge.compare import Divergence
+from ....judge.predicates import NONE, Context, Predicate
+from ...transformers_js.recognisers.replay import document_ids, model_of, replaying, with_model, yes
+from .readings import DECODE, ENCODE, Change, Reading, Readings, with_option
+
+_UNK_NOT_SPECIAL: Final = re.compile(r'^invalid data: Unknown token "(.*)" not found in '
+                                     r"specials$", re.S)
+_BYTE_PIECE: Final = re.compile(r"^<0x([0-9A-Fa-f]{2})>$")
+_BYTE_RUN: Final = re.compile(r"(?:<0x[0-9A-Fa-f]{2}>)+")
+_INVALID_TOKEN: Final = re.compile(r"^invalid token (\d+)$")
+
+
+def unk_not_an_added_token_refused(ctx: Context, div: Divergence) -> frozenset[int]:
+    """kitoken refuses a file whose ``model.unk_token`` is not also an added token
+    ("Unknown token ... not found in specials"); upstream takes it from the vocabulary.
+    Checked: the token kitoken names is the model's unk token and no added token."""
+    obs = div.observation
+    if obs.operation != "load" or not isinstance(obs.subject, Refused):
+        return NONE
+    named = _UNK_NOT_SPECIAL.match(obs.subject.message)
+    if named is None or named.group(1) != ctx.doc.unk_token:
+        return NONE
+    added = {entry.get("content") for entry in ctx.doc.added_tokens
+             if isinstance(entry, dict)}
+    return yes(named.group(1) not in added)
+
+
+def _refused_id(obs: Observation) -> int | None:
+    """The id of kitoken's "invalid token N" refusal of a decode upstream answered."""
+    if not (obs.operation == "decode" and isinstance(obs.subject, Refused)
+            and isinstance(obs.upstream, Decoded) and isinstance(obs.input, tuple)):
+        return None
+    named = _INVALID_TOKEN.match(obs.subject.message)
+    if named is None or int(named.group(1)) not in obs.input:
+        return None
+    return int(named.group(1))
+
+
+def decode_unknown_id_refused(ctx: Context, div: Divergence) -> frozenset[int]:
+    """A decode of an id no token of the document has: kitoken refuses it ("invalid
+    token N"), upstream skips it. Checked: N is in the request and in neither the
+    vocabulary nor the added tokens."""
+    refused = _refused_id(div.observation)
+    return yes(refused is not None and refused not in document_ids(ctx.doc.raw))
+
+
+def _token_bytes(token: str) -> bytes:
+    piece = _BYTE_PIECE.match(token)
+    return bytes([int(piece.group(1), 16)]) if piece else token.encode("utf-8")
+
+
+def decode_shadowed_byte_piece_refused(ctx: Context, div: Divergence) -> frozenset[int]:
+    """A decode of a byte piece's id (``<0x2F>``) where the vocabulary also has the token
+    of that byte (``/``): kitoken keys its vocabulary by bytes, keeps one of the two and
+    refuses the other's id ("invalid token N"); upstream decodes it. Checked: N is the
+    id of a byte piece of the vocabulary and another entry has the same bytes."""
+    refused = _refused_id(div.observation)
+    if refused is None:
+        return NONE
+    strings = {i: s for s, i in ctx.doc.vocab.items() if isinstance(i, int)}
+    token = strings.get(refused)
+    if token is None or not _BYTE_PIECE.match(token):
+        return NONE
+    return yes(any(_token_bytes(other) == _token_bytes(token)
+                   for other in ctx.doc.vocab if other != token))
+
+
+# -- the readings ----------------------------------------------------------------------
+
+
+def _merge_sides(merge: Any) -> tuple[str, str] | None:
+    if isinstance(merge, str):
+        parts = merge.split(" ", 1)
+        return (parts[0], parts[1]) if len(parts) == 2 else None
+    if isinstance(merge, list) and len(merge) == 2 and all(isinstance(s, str) for s in merge):
+        return merge[0], merge[1]
+    return None
+
+
+def _upper_piece(token: str) -> str:
+    piece = _BYTE_PIECE.match(token)
+    return f"<0x{piece.group(1).upper()}>" if piece else token
+
+
+def byte_pieces_uppercased(document: dict[str, Any]) -> dict[str, Any] | None:
+    """kitoken reads ``<0xf8>`` as the byte 0xF8, like ``<0xF8>``; upstream's byte
+    fallback looks up only the uppercase spelling: the vocabulary with its lowercase
+    byte pieces spelt in uppercase (merges alike)."""
+    model = model_of(document)
+    vocab = model.get("vocab")
+    if model.get("type") != "BPE" or not isinstance(vocab, dict):
+        return None
+    renamed = {_upper_piece(token): i for token, i in vocab.items()}
+    if renamed.keys() == vocab.keys() or len(renamed) != len(vocab):
+        return None  # no lowercase piece, or its uppercase spelling exists too
+    merges = [[_upper_piece(s) for s in sides] if (sides := _merge_sides(m)) else m
+              for m in model.get("merges") or ()]
+    return with_model(document, vocab=renamed, merges=merges)
+
+
+def _decodes_byte_runes(document: dict[str, Any]) -> bool:
+    return model_of(document).get("byte_fallback") is True or \
+        "ByteFallback" in _types(document.get("decoder"))
+
+
+def byte_pieces_as_tokens(document: dict[str, Any]) -> dict[str, Any] | None:
+    """With byte decoding on (the model's byte_fallback or a ByteFallback decoder)
+    kitoken reads each byte piece as the bytes it stands for, an ordinary token of its
+    vocabulary: ``<0x34>`` is the token "4". The vocabulary with each ASCII byte piece
+    spelt as its character (where that character is no token of its own)."""
+    model = model_of(document)
+    vocab = model.get("vocab")
+    if model.get("type") != "BPE" or not isinstance(vocab, dict) or \
+            not _decodes_byte_runes(document):
+        return None
+    renamed: dict[str, Any] = {}
+    for token, i in vocab.items():
+        piece = _BYTE_PIECE.match(token)
+        char = chr(int(piece.group(1), 16)) if piece else None
+        renamed[char if char is not None and ord(char) < 0x80 and char not in vocab
+                else token] = i
+    return with_model(document, vocab=renamed) if renamed.keys() != vocab.keys() else None
+
+
+def _ranked_vocabulary(model: dict[str, Any]) -> list[str]:
+    """kitoken's order of the vocabulary: tokens a merge gives by that merge's index
+    (the first one giving them), then the others by id."""
+    first: dict[str, int] = {}
+    for index, merge in enumerate(model.get("merges") or ()):
+        sides = _merge_sides(merge)
+        if sides is not None:
+            first.setdefault(sides[0] + sides[1], index)
+    vocab = model["vocab"]
+    return sorted((t for t, i in vocab.items() if isinstance(i, int)),
+                  key=lambda t: (0, first[t], vocab[t]) if t in first else (1, 0, vocab[t]))
+
+
+def merges_from_vocabulary(document: dict[str, Any]) -> dict[str, Any] | None:
+    """kitoken merges two adjacent parts whenever their join is a vocabulary token,
+    whether or not the file lists that merge: the merges every vocabulary token can be
+    split into, in kitoken's rank order (the file's own merge of a token first). Applies
+    where some pair joins into a token by no merge the file lists."""
+    model = model_of(document)
+    if model_of(document).get("continuing_subword_prefix"):
+        # Not modelled with a continuing_subword_prefix: upstream reads a merge's right
+        # side without the prefix, and a derived merge would slice a character there
+        # (upstream then panics, or aborts the process raising the message).
+        return None
+    vocab = model.get("vocab")
+    if model.get("type") != "BPE" or not isinstance(vocab, dict):
+        return None
+    listed = {sides for m in model.get("merges") or () if (sides := _merge_sides(m))}
+    merges: list[list[str]] = []
+    extra = False
+    for token in _ranked_vocabulary(model):
+        splits = [(token[:i], token[i:]) for i in range(1, len(token))
+                  if token[:i] in vocab and token[i:] in vocab]
+        splits.sort(key=lambda sides: sides not in listed)
+        extra = extra or any(sides not in listed for sides in splits)
+        merges.extend([left, right] for left, right in splits)
+    return with_model(document, merges=merges) if extra else None
+
+
+def unk_from_added_tokens(document: dict[str, Any]) -> dict[str, Any] | None:
+    """kitoken takes the unk token from the added tokens; upstream looks it up in the
+    model's vocabulary, and refuses the encode that needs it when it is not there: the
+    vocabulary with the unk token at its added id."""
+    model = model_of(document)
+    unk, vocab = model.get("unk_token"), model.get("vocab")
+    if not isinstance(unk, str) or not isinstance(vocab, dict) or unk in vocab:
+        return None
+    ids = [e.get("id") for e in document.get("added_tokens") or ()
+           if isinstance(e, dict) and e.get("content") == unk and isinstance(e.get("id"), int)]
+    return with_model(document, vocab={**vocab, unk: ids[-1]}) if ids else None
+
+
+def ignore_merges_off(document: dict[str, Any]) -> dict[str, Any] | None:
+    """kitoken does not read ``ignore_merges``: upstream with it off (with it on,
+    upstream takes a word found in the vocabulary whole, its end-of-word suffix unjoined)."""
+    return with_model(document, ignore_merges=False) \
+        if model_of(document).get("ignore_merges") is True else None
+
+
+def dropout_off(document: dict[str, Any]) -> dict[str, Any] | None:
+    """kitoken does not read ``dropout``: upstream with none (1.0 drops every merge)."""
+    dropout = model_of(document).get("dropout")
+    return with_model(document, dropout=None) if dropout not in (None, 0, 0.0) else None
+
+
+def _metaspace_first(step: Any) -> bool:
+    if not isinstance(step, dict):
+        return False
+    if step.get("type") == "Sequence" and isinstance(step.get("pretokenizers"), list):
+        return any(_metaspace_first(s) for s in step["pretokenizers"])
+    return step.get("type") == "Metaspace" and step.get("prepend_scheme") == "first"
+
+
+def _first_as_never(step: Any) -> Any:
+    if isinstance(step, dict) and step.get("type") == "Sequence" and isinstance(
+            step.get("pretokenizers"), list):
+        return {**step, "pretokenizers": [_first_as_never(s) for s in step["pretokenizers"]]}
+    if isinstance(step, dict) and step.get("type") == "Metaspace":
+        return {**step, "prepend_scheme": "never"}
+    return step
+
+
+def metaspace_first_on_text(document: dict[str, Any]) -> dict[str, Any] | None:
+    """kitoken's Metaspace "first" is a normalization of the whole text (a ``▁`` put
+    before its first character), ahead of any added token that starts it; upstream
+    prepends to the first section after the added tokens are split off, only where it
+    starts the text: the scheme "never" with the ``▁`` given in the text itself
+    (``_prefixed``)."""
+    pre = document.get("pre_tokenizer")
+    if not _metaspace_first(pre):
+        return None
+    return {**document, "pre_tokenizer": _first_as_never(pre)}
+
+
+def _prefixed(document: dict[str, Any], obs: Observation) -> Observation:
+    assert isinstance(obs.input, str)
+    return Observation(obs.track, obs.operation, "\u2581" + obs.input, obs.options,
+                       obs.subject, obs.upstream)
+
+
+def _text_not_spaced(document: dict[str, Any], obs: Observation) -> bool:
+    return isinstance(obs.input, str) and obs.option("pair") is None and bool(obs.input) \
+        and obs.input[0] not in " \u2581"
+
+
+def flag_off(flag: str) -> Change:
+    """kitoken reads an added token's content, id, ``special`` and ``normalized`` only:
+    upstream with ``flag`` (single_word, lstrip, rstrip) off on every added token."""
+
+    def change(document: dict[str, Any]) -> dict[str, Any] | None:
+        added = document.get("added_tokens") or []
+        if not any(isinstance(e, dict) and e.get(flag) is True for e in added):
+            return None
+        return {**document, "added_tokens": [{**e, flag: False} if isinstance(e, dict)
+                                             else e for e in added]}
+
+    change.__name__ = f"{flag}_off"
+    return change
+
+
+def _unk_id(document: dict[str, Any]) -> int | None:
+    unk = model_of(document).get("unk_token")
+    for entry in document.get("added_tokens") or ():
+        if isinstance(entry, dict) and entry.get("content") == unk and isinstance(
+                entry.get("id"), int):
+            return int(entry["id"])
+    return None
+
+
+def _fuses_unk(document: dict[str, Any]) -> dict[str, Any] | None:
+    return document if model_of(document).get("fuse_unk") is True and \
+        _unk_id(document) is not None else None
+
+
+def unk_runs_collapsed(document: dict[str, Any], obs: Observation, outcome: Outcome | None
+                       ) -> Outcome | None:
+    """kitoken's fuse_unk is a processing step over the whole encoding (``Collapse``):
+    consecutive unk ids collapse into one across words and pre-tokenizer splits, where
+    upstream fuses unknown characters within a word only."""
+    unk = _unk_id(document)
+    if not isinstance(outcome, Encoded) or unk is None:
+        return outcome
+    ids = [i for n, i in enumerate(outcome.ids)
+           if not (i == unk and n and outcome.ids[n - 1] == unk)]
+    return Encoded(ids=tuple(ids), tokens=(), spans=(), special_mask=())
+
+
+def _unchanged(document: dict[str, Any]) -> dict[str, Any]:
+    return document
+
+
+def _without_template(document: dict[str, Any], obs: Observation) -> Observation:
+    return with_option(obs, "add_special_tokens", False)
+
+
+def _asks_template(document: dict[str, Any], obs: Observation) -> bool:
+    return obs.option("add_special_tokens") is True and bool(document.get("post_processor"))
+
+
+def no_decoder_fused(document: dict[str, Any]) -> dict[str, Any] | None:
+    """Without a decoder upstream joins the tokens with spaces; kitoken concatenates
+    them: the decoder ``Fuse``."""
+    return {**document, "decoder": {"type": "Fuse"}} if document.get("decoder") is None \
+        else None
+
+
+def _types(step: Any) -> list[str]:
+    if not isinstance(step, dict):
+        return []
+    inner = step.get("decoders")
+    if step.get("type") == "Sequence" and isinstance(inner, list):
+        return [t for s in inner for t in _types(s)]
+    return [str(step.get("type"))]
+
+
+def _without_byte_fallback(step: Any) -> Any:
+    if isinstance(step, dict) and step.get("type") == "Sequence" and isinstance(
+            step.get("decoders"), list):
+        kept = [_without_byte_fallback(s) for s in step["decoders"]
+                if not (isinstance(s, dict) and s.get("type") == "ByteFallback")]
+        return {**step, "decoders": kept} if kept else {"type": "Fuse"}
+    if isinstance(step, dict) and step.get("type") == "ByteFallback":
+        return {"type": "Fuse"}
+    return step
+
+
+def byte_pieces_kept(document: dict[str, Any]) -> dict[str, Any] | None:
+    """The decoder without its ByteFallback steps: the replay keeps each byte piece's
+    text (``<0xE4>``), which ``byte_runs_as_utf8`` turns into kitoken's answer."""
+    return {**document, "decoder": _without_byte_fallback(document.get("decoder"))}
+
+
+def byte_runs_as_utf8(document: dict[str, Any], obs: Observation, outcome: Outcome | None
+                      ) -> Outcome | None:
+    """kitoken decodes each byte piece to its byte and returns the bytes of the whole
+    text, which the adapter reads as UTF-8 with one U+FFFD per invalid sequence; upstream's
+    ByteFallback gives one U+FFFD per byte piece of a run that is not UTF-8."""
+    if not isinstance(outcome, Decoded):
+        return outcome
+    return Decoded(_BYTE_RUN.sub(lambda run: bytes(
+        int(run.group(0)[i + 3:i + 5], 16) for i in range(0, len(run.group(0)), 6)
+    ).decode("utf-8", errors="replace"), outcome.text))
+
+
+def _model_byte_fallback_only(document: dict[str, Any], obs: Observation) -> bool:
+    return model_of(document).get("byte_fallback") is True and \
+        "ByteFallback" not in _types(document.get("decoder"))
+
+
+def _decoder_byte_fallback(document: dict[str, Any], obs: Observation) -> bool:
+    return "ByteFallback" in _types(document.get("decoder"))
+
+
+READINGS: Final = Readings({
+    "no_template": Reading(_unchanged, ENCODE, request=_without_template,
+                           when=_asks_template),
+    "lowercase_byte_pieces": Reading(byte_pieces_uppercased, ENCODE | DECODE),
+    "byte_pieces_as_tokens": Reading(byte_pieces_as_tokens, ENCODE),
+    "unk_from_added_tokens": Reading(unk_from_added_tokens, ENCODE),
+    "merges_from_vocabulary": Reading(merges_from_vocabulary, ENCODE),
+    "single_word_not_read": Reading(flag_off("single_word"), ENCODE),
+    "lstrip_not_read": Reading(flag_off("lstrip"), ENCODE),
+    "rstrip_not_read": Reading(flag_off("rstrip"), ENCODE),
+    "ignore_merges_not_read": Reading(ignore_merges_off, ENCODE),
+    "dropout_not_read": Reading(dropout_off, ENCODE),
+    "metaspace_first_on_whole_text": Reading(metaspace_first_on_text, ENCODE,
+                                             request=_prefixed, when=_text_not_spaced),
+    "unk_fused_across_words": Reading(_fuses_unk, ENCODE, answer=unk_runs_collapsed),
+    "no_decoder_concatenates": Reading(no_decoder_fused, DECODE),
+    "byte_fallback_model_decodes_bytes": Reading(byte_pieces_kept, DECODE,
+                                                 answer=byte_runs_as_utf8,
+                                                 when=_model_byte_fallback_only),
+    "byte_runs_read_as_utf8": Reading(byte_pieces_kept, DECODE, answer=byte_runs_as_utf8,
+                                      when=_decoder_byte_fallback),
+}, tiers=("ids",))
+
+
+RECOGNISERS: dict[str, Predicate] = {function.__name__: replaying(function) for function in (
+    unk_not_an_added_token_refused,
+    decode_unknown_id_refused,
+    decode_shadowed_byte_piece_refused,
+    *READINGS.recognisers().values(),
+)}

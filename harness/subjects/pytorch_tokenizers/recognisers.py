@@ -1,0 +1,237 @@
+"""The recognisers of pytorch-tokenizers' expectations (``expectations.yaml`` beside this
+module).
+
+A plugin of the judge (decision 0034): the run hands ``RECOGNISERS`` to the expectations
+parser; nothing in ``harness/judge/`` imports it. *Subject* is pytorch-tokenizers'
+``HFTokenizer``, *upstream* is ``tokenizers``. A refusal is recognised by the rule the
+adapter read from the library's log (program.py) and a document that really has what the
+rule names; an answer by upstream replayed with the mechanism applied giving exactly the
+subject's answer.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from collections.abc import Callable, Iterator
+from typing import Any, Final
+
+from ...core.outcome import Crashed, Decoded, Encoded, Loaded, Outcome, Refused
+from ...judge.compare import Divergence
+from ...judge.predicates import NONE, Context, Predicate
+from ..fastokens.recognisers import decodes_normalized_added_token_as_content
+from ..transformers_js.recognisers.replay import (
+    replay_on,
+    replaying,
+    upstream_handle,
+    with_model,
+    yes,
+)
+from ..transformers_js.recognisers.replay import token_id as upstream_token_id
+
+
+def component_types(value: Any) -> Iterator[str]:
+    """The ``type`` of a component and of every component nested in it (Sequences)."""
+    if isinstance(value, dict):
+        if isinstance(value.get("type"), str):
+            yield value["type"]
+        for inner in value.values():
+            if isinstance(inner, list):
+                for item in inner:
+                    yield from component_types(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from component_types(item)
+
+
+def _refused_load(div: Divergence) -> str | None:
+    """The rule of the subject's refused load where upstream loaded (or panicked: that
+    is upstream's own finding, judged by our intended classes), else None."""
+    obs = div.observation
+    if obs.operation != "load" or not isinstance(obs.subject, Refused):
+        return None
+    upstream = obs.upstream
+    loaded = isinstance(upstream, Loaded) or (isinstance(upstream, Crashed)
+                                              and upstream.kind == "panic")
+    return obs.subject.rule if loaded else None
+
+
+def same_answer(subject: Outcome, replayed: Outcome | None) -> bool:
+    """The subject's answer equals a replayed upstream answer on the tiers the subject
+    has: the ids of an encode, the text of a decode."""
+    if isinstance(subject, Decoded) and isinstance(replayed, Decoded):
+        return subject.text == replayed.text
+    return (isinstance(subject, Encoded) and isinstance(replayed, Encoded)
+            and subject.ids == replayed.ids)
+
+
+#: The log line of a component the library has no class for: (slot, its wording).
+_UNSUPPORTED: Final = {
+    "decoder": re.compile(r"^Failed to setup decoder: Unsupported TokenDecoder type: (\w+)$"),
+    "normalizer": re.compile(r"^Failed to setup normalizer: Unsupported Normalizer type: "
+                             r"(\w+)$"),
+    "pre_tokenizer": re.compile(r"^Failed to setup pretokenizer: Unsupported PreTokenizer "
+                                r"type: (\w+)$"),
+    "post_processor": re.compile(r"^Failed to setup post_processor: Unsupported "
+                                 r"PostProcessor type: (\w+)$"),
+}
+
+
+def unsupported(slot: str) -> Predicate:
+    """A file whose ``slot`` holds a component type the library has no class for: it
+    refuses the load naming that type. Checked: upstream loads, the rule names the type,
+    and the document's ``slot`` (or a Sequence in it) really holds it."""
+    wording = _UNSUPPORTED[slot]
+
+    def recognise(ctx: Context, div: Divergence) -> frozenset[int]:
+        rule = _refused_load(div)
+        named = wording.match(rule) if rule is not None else None
+        return yes(named is not None
+                   and named.group(1) in component_types(ctx.doc.raw.get(slot)))
+
+    recognise.__name__ = f"refuses_unsupported_{slot}"
+    return recognise
+
+
+_DUPLICATE: Final = re.compile(r"^duplicate token: (.*)$", re.DOTALL)
+
+
+def duplicate_added_content_refused(ctx: Context, div: Divergence) -> frozenset[int]:
+    """Two added tokens with the same content: the library's special-token map refuses
+    the duplicate, upstream loads the file (the later entry wins). Checked: the content
+    the rule names is the content of two or more added tokens."""
+    rule = _refused_load(div)
+    named = _DUPLICATE.match(rule) if rule is not None else None
+    if named is None:
+        return NONE
+    contents = [entry.get("content") for entry in ctx.doc.added_tokens]
+    return yes(contents.count(named.group(1)) >= 2)
+
+
+def end_of_word_suffix_ignored(ctx: Context, div: Divergence) -> frozenset[int]:
+    """A BPE ``end_of_word_suffix``: the library's BPE never appends it to a word's last
+    symbol. Checked: the model has a suffix, and upstream replayed on the document
+    without it answers exactly the subject's ids."""
+    obs = div.observation
+    if not (obs.operation == "encode" and isinstance(obs.subject, Encoded)
+            and ctx.doc.end_of_word_suffix):
+        return NONE
+    return yes(same_answer(obs.subject, replay_on(
+        with_model(ctx.doc.raw, end_of_word_suffix=None), obs)))
+
+
+_SPLIT_BEHAVIOUR: Final = re.compile(r"^Failed to setup pretokenizer: Unsupported behavior "
+                                     r"'(\w+)' for Split PreTokenizer\.")
+
+
+def split_behaviour_refused(ctx: Context, div: Divergence) -> frozenset[int]:
+    """A Split pre-tokenizer whose behaviour is MergedWithNext or Contiguous: the library
+    has only MergedWithPrevious, Removed and Isolated and refuses the load naming it.
+    Checked: a Split step of the pre-tokenizer has exactly the behaviour named."""
+    rule = _refused_load(div)
+    named = _SPLIT_BEHAVIOUR.match(rule) if rule is not None else None
+    return yes(named is not None and any(
+        step is not None and step.get("type") == "Split"
+        and step.get("behavior") == named.group(1)
+        for step in ctx.doc.steps("pre_tokenizer")))
+
+
+def whole_piece_looked_up(ctx: Context, div: Divergence) -> frozenset[int]:
+    """A piece that is itself a vocabulary entry is that entry, merges or not: the
+    library's BPE (tiktoken's) returns a piece found in the vocabulary before merging,
+    as upstream does only with ``ignore_merges: true``. Checked: the model has
+    ``ignore_merges`` false, and upstream replayed with it true (and without the dropout
+    and end_of_word_suffix the library also ignores: their own entries) answers exactly
+    the subject's ids."""
+    obs = div.observation
+    if not (obs.operation == "encode" and isinstance(obs.subject, Encoded)
+            and ctx.doc.model.get("type") == "BPE"
+            and ctx.doc.model.get("ignore_merges") is not True):
+        return NONE
+    return yes(same_answer(obs.subject, replay_on(with_model(
+        ctx.doc.raw, ignore_merges=True, dropout=None, end_of_word_suffix=None), obs)))
+
+
+def normalized_added_token_matched_raw(ctx: Context, div: Divergence) -> frozenset[int]:
+    """An added token marked ``normalized: true`` is matched against the raw text, by
+    its content, as if it were ``normalized: false``; upstream matches it against the
+    normalized text (by its normalized form). Checked: the document has a normalizer and
+    such a token, and upstream replayed with every added token ``normalized: false`` (and
+    without the dropout and end_of_word_suffix the library also ignores) answers
+    exactly the subject's ids."""
+    obs = div.observation
+    if not (obs.operation == "encode" and isinstance(obs.subject, Encoded)
+            and ctx.doc.present("normalizer")
+            and any(entry.get("normalized") is True for entry in ctx.doc.added_tokens)):
+        return NONE
+    added = [{**entry, "normalized": False} if isinstance(entry, dict) else entry
+             for entry in ctx.doc.added_tokens]
+    document = with_model({**ctx.doc.raw, "added_tokens": added}, dropout=None,
+                          end_of_word_suffix=None)
+    return yes(same_answer(obs.subject, replay_on(document, obs)))
+
+
+def dropout_ignored(ctx: Context, div: Divergence) -> frozenset[int]:
+    """BPE ``dropout``: the library never drops a merge (a dropout of 1.0, which drops
+    every merge upstream, still merges). Checked: the model's dropout is in (0, 1], and
+    upstream replayed without dropout (and without the end_of_word_suffix the library
+    also ignores: its own entry) answers exactly the subject's ids."""
+    obs = div.observation
+    dropout = ctx.doc.dropout
+    if not (obs.operation == "encode" and isinstance(obs.subject, Encoded)
+            and isinstance(dropout, int | float) and not isinstance(dropout, bool)
+            and 0.0 < float(dropout) <= 1.0):
+        return NONE
+    return yes(same_answer(obs.subject, replay_on(
+        with_model(ctx.doc.raw, dropout=None, end_of_word_suffix=None), obs)))
+
+
+def declared_added_id_kept(ctx: Context, div: Divergence) -> frozenset[int]:
+    """An added token missing from the model's vocabulary keeps the id the file declares
+    in the library; upstream gives it the next free id instead (the vocabulary's size
+    onwards), so a decode of the declared id is that token in the subject and nothing
+    (an unknown id) upstream. Checked: the input holds a declared id of such a token,
+    and upstream decoding the input with each such id replaced by the id upstream gave
+    the token (the tokens stored as their content, ``normalized: false``, so the text is
+    the content as the library has it) answers exactly the subject's text."""
+    obs = div.observation
+    if not (obs.operation == "decode" and isinstance(obs.input, tuple)
+            and isinstance(obs.subject, Decoded)):
+        return NONE
+    declared = {entry["id"]: entry["content"] for entry in ctx.doc.added_tokens
+                if isinstance(entry.get("id"), int) and isinstance(entry.get("content"), str)
+                and entry["id"] in obs.input and entry["content"] not in ctx.doc.vocab}
+    if not declared:
+        return NONE
+    added = [{**entry, "normalized": False} if isinstance(entry, dict)
+             and entry.get("id") in declared else entry for entry in ctx.doc.added_tokens]
+    document = {**ctx.doc.raw, "added_tokens": added}
+    handle = upstream_handle(document)
+    if isinstance(handle, Refused | Crashed):
+        return NONE
+    moved: dict[int, int] = {}
+    for number, content in declared.items():
+        given = upstream_token_id(handle, content)
+        if given is not None and given != number:
+            moved[number] = given
+    if not moved:
+        return NONE
+    renumbered = dataclasses.replace(obs, input=tuple(moved.get(i, i) for i in obs.input))
+    return yes(same_answer(obs.subject, replay_on(document, renumbered)))
+
+
+_ALL: Final[tuple[Callable[[Context, Divergence], frozenset[int]], ...]] = (
+    unsupported("decoder"),
+    unsupported("pre_tokenizer"),
+    unsupported("normalizer"),
+    unsupported("post_processor"),
+    split_behaviour_refused,
+    dropout_ignored,
+    whole_piece_looked_up,
+    normalized_added_token_matched_raw,
+    decodes_normalized_added_token_as_content,
+    duplicate_added_content_refused,
+    end_of_word_suffix_ignored,
+    declared_added_id_kept,
+)
+RECOGNISERS: dict[str, Predicate] = {function.__name__: replaying(function) for function in _ALL}

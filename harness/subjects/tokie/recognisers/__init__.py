@@ -1,0 +1,213 @@
+"""The recognisers of tokie's expectations (``expectations.yaml`` beside this module).
+
+A plugin of the judge (decision 0034): the run hands ``RECOGNISERS`` to the expectations
+parser; nothing in ``harness/judge/`` imports it. *Subject* is tokie, *upstream* is
+``tokenizers``. A panic is recognised by the source file tokie's panic message names (an
+unchecked index in one function); a decode by rebuilding what tokie answered from the document.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from typing import Any, Final
+
+from ....core.observation import Observation
+from ....core.outcome import Crashed, Decoded, Encoded, Outcome, Refused
+from ....judge.compare import Divergence
+from ....judge.predicates import NONE, Context, Predicate
+from ...kitoken.recognisers.readings import ENCODE, Reading, Readings
+from ...transformers_js.recognisers.replay import model_of, replaying, with_model, yes
+from . import model
+
+#: Where tokie 0.1.4 panics, measured: (the operation, its source file; one unchecked
+#: index per file, at a line or two: sentencepiece.rs:469-470, vocab.rs:76-83).
+PANICS: Final = (("load", "encoder/sentencepiece.rs"), ("load", "encoder/simple.rs"),
+                 ("load", "encoder/backtracking.rs"), ("decode", "decoder/vocab.rs"))
+
+
+def panics_at(operation: str, site: str) -> Predicate:
+    """tokie panics in ``site`` (``crates/tokie/src/<site>``) in ``operation``, whatever
+    upstream does there. Checked: the subject died, its standard error naming that file
+    (an index out of bounds)."""
+    where = re.compile(r"panicked at crates/tokie/src/" + re.escape(site)
+                       + r":\d+:\d+: index out of bounds")
+
+    def recognise(ctx: Context, div: Divergence) -> frozenset[int]:
+        subject = div.observation.subject
+        return yes(div.observation.operation == operation and isinstance(subject, Crashed)
+                   and where.search(subject.message) is not None)
+
+    source = site.removesuffix(".rs")
+    recognise.__name__ = "panics_in_" + re.sub(r"\W", "_", source)
+    return recognise
+
+
+def _decode_model(ctx: Context, div: Divergence, with_decoder: bool) -> frozenset[int]:
+    obs = div.observation
+    subject = obs.subject
+    if not (obs.operation == "decode" and isinstance(obs.input, tuple)
+            and obs.option("skip_special_tokens") is False
+            and bool(ctx.doc.raw.get("decoder")) is with_decoder):
+        return NONE
+    raw = model.decoded(ctx.doc.raw, obs.input)
+    if raw is None:
+        return NONE
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return yes(isinstance(subject, Refused) and subject.rule == "decode-not-utf-8")
+    return yes(isinstance(subject, Decoded) and subject.text == text)
+
+
+def decodes_raw_tokens(ctx: Context, div: Divergence) -> frozenset[int]:
+    """tokie's decode runs none of the document's decoders (no ByteFallback, Replace,
+    Strip, Metaspace...): its text is the bytes of the ids' tokens concatenated, each
+    token read as tokie reads it (``model.py``: by position in the id-sorted vocabulary,
+    GPT-2's byte map on the byte-level path). Checked: the document has a decoder, and
+    the subject's text is exactly that (bytes that are not UTF-8: decode gave None)."""
+    return _decode_model(ctx, div, True)
+
+
+def decodes_raw_tokens_without_decoder(ctx: Context, div: Divergence) -> frozenset[int]:
+    """Without a decoder upstream joins the tokens with spaces; tokie concatenates their
+    bytes. Checked as ``decodes_raw_tokens``, on a document without a decoder."""
+    return _decode_model(ctx, div, False)
+
+
+def ids_as_positions(document: dict[str, Any]) -> dict[str, Any] | None:
+    """tokie's encoders answer a token's position in the id-sorted vocabulary, not its
+    id: the vocabulary renumbered 0..n-1 in that order (where that changes an id)."""
+    vocab = model_of(document).get("vocab")
+    if not isinstance(vocab, dict):
+        return None
+    renumbered = {token: i for i, token in enumerate(model.positions(document))}
+    return with_model(document, vocab=renumbered) if renumbered != vocab else None
+
+
+def _model_field_off(field: str, neutral: Any) -> Any:
+    def change(document: dict[str, Any]) -> dict[str, Any] | None:
+        value = model_of(document).get(field)
+        return with_model(document, **{field: neutral}) if value not in (None, neutral, 0.0) \
+            else None
+
+    change.__name__ = f"{field}_off"
+    return change
+
+
+def merges_by_id(document: dict[str, Any]) -> dict[str, Any] | None:
+    """On its byte-level path tokie's encoders reach every vocabulary token that two
+    tokens join into, ranked by id, whatever merges the file lists: the merges every
+    token splits into, in id order (on the positions tokie numbers them by)."""
+    if model_of(document).get("continuing_subword_prefix"):
+        # Not modelled with a continuing_subword_prefix: upstream reads a merge's right
+        # side without the prefix, and a derived merge would slice a character there
+        # (upstream then panics, or aborts the process raising the message).
+        return None
+    vocab = model_of(document).get("vocab")
+    if not isinstance(vocab, dict) or not model.topological(document):
+        return None  # the vocab-defined path merges by the file's merges
+    merges = [[token[:i], token[i:]] for token in model.positions(document)
+              for i in range(1, len(token)) if token[:i] in vocab and token[i:] in vocab]
+    return with_model(document, merges=merges) if merges != model_of(document).get(
+        "merges") else None
+
+
+def vocabulary_as_gpt2_bytes(document: dict[str, Any]) -> dict[str, Any] | None:
+    """On its byte-level path (merges "topological", ``model.py``) tokie reads every
+    vocabulary string through GPT-2's byte map, ByteLevel pre-tokenizer or not: "é" is
+    the byte 0xE9, never the text "é". The vocabulary with each string spelt as the text
+    of those bytes (a string whose bytes are not UTF-8 dropped: no text reaches it)."""
+    vocab = model_of(document).get("vocab")
+    if not isinstance(vocab, dict) or not model.topological(document) or any(
+            isinstance(p, dict) and p.get("type") == "ByteLevel"
+            for p in _pre_steps(document.get("pre_tokenizer"))):
+        return None
+    spelt: dict[str, Any] = {}
+    for token, i in vocab.items():
+        try:
+            spelt.setdefault(model.bytelevel_bytes(token).decode("utf-8"), i)
+        except UnicodeDecodeError:
+            continue
+    if spelt == vocab:
+        return None
+    merges = [m for m in model_of(document).get("merges") or ()
+              if all(side in spelt for side in (m if isinstance(m, list) else m.split(" ")))]
+    return with_model(document, vocab=spelt, merges=merges)
+
+
+def _pre_steps(step: Any) -> list[Any]:
+    if isinstance(step, dict) and step.get("type") == "Sequence":
+        return [s for inner in step.get("pretokenizers") or () for s in _pre_steps(inner)]
+    return [step]
+
+
+def unknown_dropped(document: dict[str, Any]) -> dict[str, Any] | None:
+    """On its byte-level path tokie drops a character no token covers, silently (no
+    unk, no byte fallback): upstream without an unk token and byte fallback drops it
+    too."""
+    model_ = model_of(document)
+    if not model.topological(document) or (model_.get("unk_token") is None
+                                            and model_.get("byte_fallback") is not True):
+        return None  # (on its byte-level path: the vocab-defined one falls back to bytes)
+    return with_model(document, unk_token=None, byte_fallback=False)
+
+
+def tokies_template(document: dict[str, Any]) -> dict[str, Any] | None:
+    """The document with tokie's post-processor (``model.template``) in its place."""
+    single = model.template_parts(document.get("post_processor"))
+    if single is None:
+        return None
+    return {**document, "post_processor": model.template(document)}
+
+
+def special_mask_by_id(document: dict[str, Any], obs: Observation, outcome: Outcome | None
+                       ) -> Outcome | None:
+    """tokie's special-tokens mask marks every id of its post-processor's tokens,
+    wherever it stands (a special token matched in the text too)."""
+    if not isinstance(outcome, Encoded):
+        return outcome
+    marked = model.special_ids(document)
+    return dataclasses.replace(outcome, special_mask=tuple(
+        1 if i in marked else 0 for i in outcome.ids))
+
+
+def _every_document(document: dict[str, Any]) -> dict[str, Any]:
+    return document
+
+
+def tokens_from_bytes(document: dict[str, Any], obs: Observation, outcome: Outcome | None
+                      ) -> Outcome | None:
+    """tokie's tokens are ``id_to_token`` of its ids: the bytes it holds for the token at
+    that position read as UTF-8 (``<0x0A>`` is a newline, GPT-2's ``Ġ`` a space on the
+    byte-level path), an added token's content past the table."""
+    if not isinstance(outcome, Encoded):
+        return outcome
+    table = model.positions(document)
+    added = {e["id"]: str(e.get("content")) for e in document.get("added_tokens") or ()
+             if isinstance(e, dict) and isinstance(e.get("id"), int)}
+    tokens = tuple(model.token_bytes(document, table[i]).decode("utf-8", errors="replace")
+                   if 0 <= i < len(table) else added.get(i, "") for i in outcome.ids)
+    return dataclasses.replace(outcome, tokens=tokens)
+
+
+READINGS: Final = Readings({
+    "template_by_token_names": Reading(tokies_template, ENCODE, answer=special_mask_by_id),
+    # Positions of the file's own vocabulary, before any other reading changes it.
+    "ids_as_positions": Reading(ids_as_positions, ENCODE),
+    "dropout_not_read": Reading(_model_field_off("dropout", None), ENCODE),
+    "end_of_word_suffix_not_read": Reading(_model_field_off("end_of_word_suffix", None),
+                                           ENCODE),
+    "vocabulary_as_gpt2_bytes": Reading(vocabulary_as_gpt2_bytes, ENCODE),
+    "merges_by_id": Reading(merges_by_id, ENCODE),
+    "unknown_dropped": Reading(unknown_dropped, ENCODE),
+    "tokens_from_bytes": Reading(_every_document, ENCODE, answer=tokens_from_bytes),
+}, tiers=("ids", "tokens", "special_mask", "type_ids", "attention_mask"))
+
+
+RECOGNISERS: dict[str, Predicate] = {function.__name__: replaying(function) for function in (
+    *(panics_at(operation, site) for operation, site in PANICS),
+    decodes_raw_tokens,
+    decodes_raw_tokens_without_decoder,
+    *READINGS.recognisers().values(),
+)}
