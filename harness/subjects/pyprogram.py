@@ -12,11 +12,14 @@ starts the subject again (decision 0034).
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import re
 import sys
 from collections.abc import Sequence
+from pathlib import Path
+from types import ModuleType
 from typing import Any, Final, Protocol
 
 PROTOCOL: Final = 1
@@ -45,6 +48,18 @@ class Adapter(Protocol):
     def decode(self, tokenizer: Any, ids: list[int], *, skip_special_tokens: bool) -> str: ...
 
     def is_refusal(self, error: BaseException) -> bool: ...
+
+
+def load_beside(program: str, filename: str, name: str) -> ModuleType:
+    """The module ``filename`` beside ``program`` (a subject's ``__file__``), loaded by path
+    as ``name`` (the subject's folder is not a package in its own environment)."""
+    spec = importlib.util.spec_from_file_location(name, Path(program).resolve().with_name(
+        filename))
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
 
 
 def is_panic(error: BaseException) -> bool:

@@ -15,7 +15,6 @@ is declined. No offsets, masks, type ids or pairs. A ``ValueError``, ``IndexErro
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import sys
 from importlib import metadata
@@ -28,19 +27,9 @@ sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() not in (HERE, HER
 import sentencepiece  # type: ignore[import-not-found]  # noqa: E402
 
 sys.path.append(str(HERE.parent))
-from pyprogram import RefusalError, serve  # type: ignore[import-not-found]  # noqa: E402
+from pyprogram import RefusalError, load_beside, serve  # type: ignore[import-not-found]  # noqa: E402
 
-
-def _converter() -> Any:
-    spec = importlib.util.spec_from_file_location("spm_convert", HERE / "convert.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-convert = _converter()
+convert: Any = load_beside(__file__, "convert.py", "spm_convert")
 
 
 class Adapter:
