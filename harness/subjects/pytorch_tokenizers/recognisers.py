@@ -13,13 +13,13 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Callable, Iterator
-from typing import Any, Final
+from collections.abc import Callable
+from typing import Final
 
 from ...core.outcome import Crashed, Decoded, Encoded, Loaded, Outcome, Refused
 from ...judge.compare import Divergence
 from ...judge.predicates import NONE, Context, Predicate
-from ..fastokens.recognisers import decodes_normalized_added_token_as_content
+from ..fastokens.recognisers import component_types, decodes_normalized_added_token_as_content
 from ..transformers_js.recognisers.replay import (
     replay_on,
     replaying,
@@ -28,20 +28,6 @@ from ..transformers_js.recognisers.replay import (
     yes,
 )
 from ..transformers_js.recognisers.replay import token_id as upstream_token_id
-
-
-def component_types(value: Any) -> Iterator[str]:
-    """The ``type`` of a component and of every component nested in it (Sequences)."""
-    if isinstance(value, dict):
-        if isinstance(value.get("type"), str):
-            yield value["type"]
-        for inner in value.values():
-            if isinstance(inner, list):
-                for item in inner:
-                    yield from component_types(item)
-    elif isinstance(value, list):
-        for item in value:
-            yield from component_types(item)
 
 
 def _refused_load(div: Divergence) -> str | None:
