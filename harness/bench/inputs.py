@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from .environment import REPO_ROOT
@@ -48,5 +49,17 @@ def real_model_json() -> tuple[str | None, str]:
         path = build_fixture(REAL_MODEL)
     except FixtureError as exc:
         return None, f"fixture {REAL_MODEL} cannot be built here: {exc}"
-    return path.read_text(encoding="utf-8"), str(path.relative_to(REPO_ROOT)
-                                                 if path.is_relative_to(REPO_ROOT) else path)
+    return path.read_text(encoding="utf-8"), shown_path(path)
+
+
+def shown_path(path: Path) -> str:
+    """Where a file is, as a report may say it: inside the repository, or inside the cache
+    folder (``<cache>/...``); never this machine's absolute path."""
+    from ..core.resources import cache_dir
+
+    if path.is_relative_to(REPO_ROOT):
+        return str(path.relative_to(REPO_ROOT))
+    cache = cache_dir()
+    if path.is_relative_to(cache):
+        return f"<cache>/{path.relative_to(cache)}"
+    return path.name
