@@ -53,7 +53,10 @@ def _pytest(session: nox.Session, tiers: tuple[str, ...]) -> None:
     ``--`` replace the tiers (``nox -s tests -- tests/unit -k bpe``)."""
     session.install("-e", ".[dev]", UPSTREAM)
     args = session.posargs or list(tiers)
-    session.run("pytest", "-n", "auto", *args, env={"HYPOTHESIS_PROFILE": _profile()})
+    # --dist loadgroup: a module marked xdist_group runs on one worker, so its costly
+    # module fixture is built once (decision 0028); every other test is spread as before.
+    session.run("pytest", "-n", "auto", "--dist", "loadgroup", *args,
+                env={"HYPOTHESIS_PROFILE": _profile()})
 
 
 @nox.session(python=PYTHON)

@@ -85,10 +85,23 @@ def _from_stream(enc: Encoded, text: str, model: dict[str, Any], track: str) -> 
     return rules
 
 
+def _lower_byte_pieces(vocab: dict[str, Any]) -> set[str]:
+    """The vocabulary's byte pieces spelled in lower case (lower-cased): one scan per
+    vocabulary, kept while the same dict is asked about (every comparison of a case)."""
+    global _LOWER
+    if _LOWER is None or _LOWER[0] is not vocab:
+        _LOWER = (vocab, {p.lower() for p in vocab if _BYTE_ANY_CASE.fullmatch(p)
+                          and p != p.upper().replace("0X", "0x")})
+    return _LOWER[1]
+
+
+#: The last vocabulary ``_lower_byte_pieces`` scanned (held, so its id is never reused).
+_LOWER: tuple[dict[str, Any], set[str]] | None = None
+
+
 def _from_text(text: str, vocab: dict[str, Any]) -> set[str]:
     rules: set[str] = set()
-    lower = {p.lower() for p in vocab if _BYTE_ANY_CASE.fullmatch(p) and p != p.upper()
-             .replace("0X", "0x")}
+    lower = _lower_byte_pieces(vocab)
     for ch in set(text):
         if ch in vocab:
             continue

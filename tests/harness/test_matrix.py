@@ -27,6 +27,10 @@ from harness.matrix.summary import build
 from harness.matrix.witnesses import REFERENCE, all_witnesses
 from harness.subjects import registry
 
+#: One worker for this module: its module fixture (faulty_run) is built once, not once per worker
+#: (nox runs -n auto --dist loadgroup; decision 0028).
+pytestmark = pytest.mark.xdist_group("test_matrix")
+
 ROOT = Path(__file__).resolve().parents[2]
 FAULTY = ROOT / "tests" / "data" / "subjects" / "faulty.py"
 

@@ -21,7 +21,9 @@ from harness.report.files import read_report
 from harness.report.merge import merge
 from harness.report.model import TIMING_FIELDS, NotRun
 
-pytestmark = pytest.mark.upstream
+#: One worker for this module: its module fixture (one_process) is built once, not once per worker
+#: (nox runs -n auto --dist loadgroup; decision 0028).
+pytestmark = [pytest.mark.upstream, pytest.mark.xdist_group("test_shards")]
 
 #: A short run: every phase but the real models (their own test is in tests/exhaustive/);
 #: 130 cases are two logical shards (harness.runs.workers.logical_shards), so job shards 3

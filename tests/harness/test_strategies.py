@@ -50,6 +50,10 @@ from harness.strategies.vocabulary import (
 )
 from implementation.byte_level import BYTE_SYMBOLS, SYMBOL_BYTES, to_symbols
 
+#: One worker for this module: its module fixture (sample) is built once, not once per worker
+#: (nox runs -n auto --dist loadgroup; decision 0028).
+pytestmark = pytest.mark.xdist_group("test_strategies")
+
 #: 1000 cases: since the byte-level family and the Split/Unicode components joined, a case has
 #: more dimensions and Hypothesis' clusters spread the classic shares thinner; 600 left
 #: shares at a third of their nominal value below their floor on some seeds.

@@ -33,6 +33,10 @@ from harness.runs.reduce import reduce_case
 from harness.runs.tally import case_size, failure_signature
 from harness.subjects.process import ProcessHandle, ProcessSubject, SubjectStartError
 
+#: One worker for this module: its module fixture (bos_run) is built once, not once per worker
+#: (nox runs -n auto --dist loadgroup; decision 0028).
+pytestmark = pytest.mark.xdist_group("test_third_party_words")
+
 ROOT = Path(__file__).resolve().parents[2]
 SUBJECTS = ROOT / "tests" / "data" / "subjects"
 #: A subject whose encode adds the template's specials where it was told not to.
