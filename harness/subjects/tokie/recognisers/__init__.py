@@ -211,6 +211,9 @@ READINGS: Final = Readings({
     "uncovered_bytes_take_the_next_token": Reading(
         uncovered.marked, ENCODE, answer=uncovered_bytes_walked,
         when=uncovered.walks_bytes),
+    "uncovered_bytes_dropped_by_sentencepiece_encoder": Reading(
+        uncovered.marked, ENCODE, answer=uncovered_bytes_walked,
+        when=uncovered.drops_uncovered),
     "tokens_from_bytes": Reading(_every_document, ENCODE, answer=tokens_from_bytes),
 }, tiers=("ids", "tokens", "special_mask", "type_ids", "attention_mask"))
 

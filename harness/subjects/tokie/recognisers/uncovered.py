@@ -62,6 +62,12 @@ def marked(document: dict[str, Any]) -> dict[str, Any] | None:
                                        **marks}, byte_fallback=True, unk_token=None)
 
 
+def drops_uncovered(document: dict[str, Any], obs: Observation) -> bool:
+    """tokie loads the file with its SentencePiece encoder (``model.sentencepiece_encoder``),
+    which drops an uncovered byte (keeping the ``<0xNN>`` tokens it has)."""
+    return model.sentencepiece_encoder(document)
+
+
 def walks_bytes(document: dict[str, Any], obs: Observation) -> bool:
     """tokie encodes the file byte by byte, on its byte-level path or its vocab-defined one
     (``<0xNN>`` tokens there are bytes), not with its SentencePiece encoder; checked on
@@ -113,6 +119,21 @@ def byte_table(document: dict[str, Any]) -> tuple[dict[bytes, int], int]:
     return found, max((len(b) for b in found), default=0)
 
 
+def _dropped(document: dict[str, Any], outcome: Encoded, cut: Sequence[int]
+             ) -> list[tuple[str, int]]:
+    """tokie's SentencePiece encoder on one segment: upstream's tokens, each uncovered
+    byte given tokie's ``<0xNN>`` token where the vocabulary has one, else dropped."""
+    found = byte_table(document)[0]
+    out: list[tuple[str, int]] = []
+    for index in cut:
+        i = outcome.ids[index]
+        if not BYTE_MARKS <= i < BYTE_MARKS + 256:
+            out.append(("index", index))
+        elif bytes([i - BYTE_MARKS]) in found:
+            out.append(("position", found[bytes([i - BYTE_MARKS])]))
+    return out
+
+
 def _walk(document: dict[str, Any], outcome: Encoded, cut: Sequence[int]
           ) -> list[tuple[str, int]]:
     """tokie's tokens for one segment: ("index", i) where it answers upstream's token i,
@@ -121,6 +142,8 @@ def _walk(document: dict[str, Any], outcome: Encoded, cut: Sequence[int]
     first = outcome.ids[cut[0]]
     if len(cut) == 1 and not BYTE_MARKS <= first < BYTE_MARKS + 256:
         return [("index", cut[0])]
+    if model.sentencepiece_encoder(document):
+        return _dropped(document, outcome, cut)
     units, starts = bytearray(), {}
     for index in cut:
         i = outcome.ids[index]
