@@ -293,3 +293,48 @@ def test_tokies_table_is_the_vocabulary_by_position_read_through_gpt2s_byte_map(
     crossed = {"model": {"type": "BPE", "vocab": {"a": 0, "b": 1, "ab": 2, "abab": 3},
                          "merges": [["a", "b"], ["abab", "a"]]}}
     assert not model.topological(crossed)  # merge 1 names id 3, past base 2 + 1
+
+
+def test_tokies_uncovered_bytes_take_the_leftmost_longest_token_further_on() -> None:
+    from harness.core.outcome import Encoded
+    from harness.subjects.tokie.recognisers import uncovered
+
+    document = {"model": {"type": "BPE", "vocab": {"a": 0, "b": 1, "ab": 2},
+                          "merges": [["a", "b"]]}, "pre_tokenizer": None}
+    marked = uncovered.marked(document)
+    assert marked is not None and marked["model"]["byte_fallback"] is True
+    assert marked["model"]["vocab"]["<0x78>"] == uncovered.BYTE_MARKS + 0x78
+    x = uncovered.BYTE_MARKS + ord("x")
+
+    def walked(ids: tuple[int, ...]) -> tuple[int, ...]:
+        outcome = Encoded(ids=ids, tokens=("",) * len(ids), spans=((0, 0),) * len(ids),
+                          special_mask=(0,) * len(ids))
+        got = uncovered.walked(document, outcome)
+        assert isinstance(got, Encoded)
+        return got.ids
+
+    # Measured on tokie 0.1.4: 'xab' [2, 1], 'xxab' [2, 2], 'abx' [2].
+    assert walked((x, 2)) == (2, 1)  # "ab" emitted over "xa", then "b"
+    assert walked((x, x, 2)) == (2, 2)
+    assert walked((2, x)) == (2,)  # nothing after it: dropped
+    assert walked((2,)) == (2,)  # no uncovered byte: upstream's answer
+    assert uncovered.marked({**document, "pre_tokenizer": {"type": "Whitespace"}}) is None
+
+
+def test_tokies_sentencepiece_encoder_keeps_only_the_byte_tokens_it_has() -> None:
+    from harness.core.outcome import Encoded
+    from harness.subjects.tokie.recognisers import uncovered
+
+    metaspace = {"type": "Sequence", "normalizers": [
+        {"type": "Prepend", "prepend": "\u2581"},
+        {"type": "Replace", "pattern": {"String": " "}, "content": "\u2581"}]}
+    document = {"model": {"type": "BPE", "vocab": {"Hx": 0, "H": 1, "x": 2, "<0xC3>": 3},
+                          "merges": [["H", "x"]]}, "normalizer": metaspace}
+    assert uncovered.drops_uncovered(document, None)  # type: ignore[arg-type]
+    space = [uncovered.BYTE_MARKS + b for b in "\u2581".encode()]
+    marks = (*space, 1, *(uncovered.BYTE_MARKS + b for b in "\u00e9".encode()))
+    outcome = Encoded(ids=marks, tokens=("",) * len(marks), spans=((0, 0),) * len(marks),
+                      special_mask=(0,) * len(marks))
+    got = uncovered.walked(document, outcome)
+    # Measured on tokie 0.1.4 with a file of this kind: 'Hé' gives H <0xC3>, no ▁.
+    assert isinstance(got, Encoded) and got.ids == (1, 3)

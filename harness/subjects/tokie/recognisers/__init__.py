@@ -18,7 +18,7 @@ from ....judge.compare import Divergence
 from ....judge.predicates import NONE, Context, Predicate
 from ...kitoken.recognisers.readings import ENCODE, Reading, Readings
 from ...transformers_js.recognisers.replay import model_of, replaying, with_model, yes
-from . import model
+from . import model, uncovered
 
 #: Where tokie 0.1.4 panics, measured: (the operation, its source file; one unchecked
 #: index per file, at a line or two: sentencepiece.rs:469-470, vocab.rs:76-83).
@@ -172,6 +172,13 @@ def special_mask_by_id(document: dict[str, Any], obs: Observation, outcome: Outc
         1 if i in marked else 0 for i in outcome.ids))
 
 
+def uncovered_bytes_walked(document: dict[str, Any], obs: Observation,
+                           outcome: Outcome | None) -> Outcome | None:
+    """Upstream's answer on ``uncovered.marked``'s document, each byte no token covers
+    given the next token tokie's encoder finds (``uncovered.walked``)."""
+    return uncovered.walked(document, outcome)
+
+
 def _every_document(document: dict[str, Any]) -> dict[str, Any]:
     return document
 
@@ -201,6 +208,12 @@ READINGS: Final = Readings({
     "vocabulary_as_gpt2_bytes": Reading(vocabulary_as_gpt2_bytes, ENCODE),
     "merges_by_id": Reading(merges_by_id, ENCODE),
     "unknown_dropped": Reading(unknown_dropped, ENCODE),
+    "uncovered_bytes_take_the_next_token": Reading(
+        uncovered.marked, ENCODE, answer=uncovered_bytes_walked,
+        when=uncovered.walks_bytes),
+    "uncovered_bytes_dropped_by_sentencepiece_encoder": Reading(
+        uncovered.marked, ENCODE, answer=uncovered_bytes_walked,
+        when=uncovered.drops_uncovered),
     "tokens_from_bytes": Reading(_every_document, ENCODE, answer=tokens_from_bytes),
 }, tiers=("ids", "tokens", "special_mask", "type_ids", "attention_mask"))
 

@@ -195,17 +195,21 @@ def decoded(document: dict[str, Any], ids: tuple[int, ...]) -> bytes | None:
     the file's decoders run); with its SentencePiece encoder, its Metaspace decode
     instead (its post-processor's ids skipped, each token's bytes UTF-8 or the whole
     decode None, ``▁`` as a space, one leading space removed). None where an id is past
-    the table (tokie panics); ``NOT_UTF8`` where a SentencePiece token is not UTF-8."""
+    the table (tokie panics); ``NOT_UTF8`` where a SentencePiece token is not UTF-8 (its
+    decode reads the ids in turn: a token that is not UTF-8 before an id past the table
+    ends the decode as None, measured, where it would have panicked)."""
     table = positions(document)
-    if any(not 0 <= i < len(table) for i in ids):
-        return None
     if not sentencepiece_encoder(document):
+        if any(not 0 <= i < len(table) for i in ids):
+            return None
         return b"".join(token_bytes(document, table[i]) for i in ids)
     skipped = special_ids(document)
     text = ""
-    for i in ids:
+    for i in ids:  # one id at a time: a token that is not UTF-8 ends it before a later id
         if i in skipped:
             continue
+        if not 0 <= i < len(table):
+            return None
         try:
             text += token_bytes(document, table[i]).decode("utf-8").replace("\u2581", " ")
         except UnicodeDecodeError:
