@@ -170,6 +170,9 @@ class Campaign:
     outcomes: list[Outcome]
     baseline_seconds: float
     seconds: float
+    #: Mutants inside upstream's constructor path (``sites.CONSTRUCTOR_MARK``): no
+    #: tokenizer.json reaches them, so no harness run can kill them; never run (0050).
+    constructor_only: int = 0
 
 
 @contextlib.contextmanager
@@ -206,8 +209,9 @@ def run_module(root: Path, module: str, *, size: int, seed: int, killer: Sequenc
                       timeout=600), "init")
         specs = _specs(session)
         sites = Sites((root / "implementation" / f"{module}.py").read_text(encoding="utf-8"))
+        kinds = {job: sites.kind(spec.line, spec.column) for job, spec in specs.items()}
         runnable = {job: spec for job, spec in specs.items()
-                    if sites.kind(spec.line, spec.column) != "annotation"}
+                    if kinds[job] not in ("annotation", "constructor")}
         chosen = sample_of(runnable, size, seed)
         _keep_only(session, set(chosen))
         _checked(_run([tool, "exec", str(config), str(session)], cwd=folder, env=env,
@@ -217,8 +221,9 @@ def run_module(root: Path, module: str, *, size: int, seed: int, killer: Sequenc
         outcomes = [_outcome(line, specs, f"{folder}/") for line in dumped.splitlines()
                     if line.startswith("[")]
     outcomes.sort(key=lambda o: (o.spec.operator, o.spec.occurrence))
-    return Campaign(len(specs), len(specs) - len(runnable), outcomes, baseline,
-                    time.perf_counter() - started)
+    constructor = sum(1 for kind in kinds.values() if kind == "constructor")
+    return Campaign(len(specs), len(specs) - len(runnable) - constructor, outcomes, baseline,
+                    time.perf_counter() - started, constructor)
 
 
 def _checked(result: tuple[int, str], step: str) -> tuple[int, str]:
