@@ -622,6 +622,12 @@ MUTANTS: tuple[Mutant, ...] = (
            {"post_processor": ("byte-level", "sequence"), "pairs": 1000}),
     Mutant("ByteLevel without use_regex read as use_regex false", "byte_level",
            use_regex_default_false, {"family": "byte-level"}),
+    Mutant("second text's type id 2 without a post-processor", "tokenizer",
+           rewritten(tokenizer.Tokenizer, "encode_with_spans", "[1] * len(second or [])",
+                     "[2] * len(second or [])"), {"post_processor": "none", "pairs": 1000}),
+    Mutant("encode_with_spans adds no specials by default", "tokenizer",
+           rewritten(tokenizer.Tokenizer, "encode_with_spans", "add_special_tokens: bool = True",
+                     "add_special_tokens: bool = False"), {"post_processor": "template"}),
     # Campaign survivors the wider Strip windows of Llama's chain now kill
     # (harness/strategies/decoders.py HAZARD_STEPS).
     Mutant("Strip's trailing window never reaches the first character", "decoders",

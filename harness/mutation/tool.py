@@ -170,9 +170,9 @@ class Campaign:
     outcomes: list[Outcome]
     baseline_seconds: float
     seconds: float
-    #: Mutants inside upstream's constructor path (``sites.CONSTRUCTOR_MARK``): no
-    #: tokenizer.json reaches them, so no harness run can kill them; never run (0050).
-    constructor_only: int = 0
+    #: Mutants in code only API calls outside the subject protocol reach
+    #: (``sites.API_ONLY_MARKS``): no harness run can kill them; never run (decision 0050).
+    api_only: int = 0
 
 
 @contextlib.contextmanager
@@ -211,7 +211,7 @@ def run_module(root: Path, module: str, *, size: int, seed: int, killer: Sequenc
         sites = Sites((root / "implementation" / f"{module}.py").read_text(encoding="utf-8"))
         kinds = {job: sites.kind(spec.line, spec.column) for job, spec in specs.items()}
         runnable = {job: spec for job, spec in specs.items()
-                    if kinds[job] not in ("annotation", "constructor")}
+                    if kinds[job] not in ("annotation", "api_only")}
         chosen = sample_of(runnable, size, seed)
         _keep_only(session, set(chosen))
         _checked(_run([tool, "exec", str(config), str(session)], cwd=folder, env=env,
@@ -221,9 +221,9 @@ def run_module(root: Path, module: str, *, size: int, seed: int, killer: Sequenc
         outcomes = [_outcome(line, specs, f"{folder}/") for line in dumped.splitlines()
                     if line.startswith("[")]
     outcomes.sort(key=lambda o: (o.spec.operator, o.spec.occurrence))
-    constructor = sum(1 for kind in kinds.values() if kind == "constructor")
-    return Campaign(len(specs), len(specs) - len(runnable) - constructor, outcomes, baseline,
-                    time.perf_counter() - started, constructor)
+    api_only = sum(1 for kind in kinds.values() if kind == "api_only")
+    return Campaign(len(specs), len(specs) - len(runnable) - api_only, outcomes, baseline,
+                    time.perf_counter() - started, api_only)
 
 
 def _checked(result: tuple[int, str], step: str) -> tuple[int, str]:

@@ -343,8 +343,11 @@ STRESS: Final[Mapping[str, int]] = {
 }
 #: Per thousand: a text also carries one arbitrary Unicode scalar value (``st.characters``).
 WILD_CHARACTER: Final = 150
-#: Per thousand, a case also carries pair inputs (only meaningful with a template).
+#: Per thousand, a case also carries pair inputs; a document without a post-processor at
+#: ``PAIRS // PAIRS_BARE_DIVISOR`` (its pair is the two encodings end to end, the second's
+#: type ids 1: less to see than a template lays out, but still compared).
 PAIRS: Final = 300
+PAIRS_BARE_DIVISOR: Final = 3
 ID_RUNS_MIN: Final = 1
 ID_RUNS_MAX: Final = 4
 #: Segments per id run, and per thousand: an id run is empty.
