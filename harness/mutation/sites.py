@@ -10,8 +10,8 @@ heading carries one of ``API_ONLY_MARKS`` (the coverage pragmas of upstream's Py
 constructor path and of the API queries the run never makes: code only an API call the
 subject protocol does not carry reaches, never a ``tokenizer.json``, so the harness'
 reach leaves it out too) and which nothing else in the module names; such a mutant is
-counted, never run (its killers are the module's unit tests). Anything else is ``code``. Decisions 0046,
-0050.
+counted, never run (its killers are the module's unit tests). Anything else is
+``code``. Decisions 0046, 0050.
 """
 
 from __future__ import annotations
