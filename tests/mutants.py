@@ -632,7 +632,7 @@ MUTANTS: tuple[Mutant, ...] = (
     # (harness/strategies/decoders.py HAZARD_STEPS).
     Mutant("Strip's trailing window never reaches the first character", "decoders",
            rewritten(decoders, "_trailing_cut", "max(len(token) - stop, 0) - 1",
-                     "max(len(token) - stop, 1) - 1"), STRIP_WINDOWS),
+                     "max(len(token) - stop, 1) - 1"), {}, 20),  # declared Strip probes
     Mutant("Strip's trailing window one character short", "decoders",
            rewritten(decoders, "_trailing_cut", "max(len(token) - stop, 0) - 1",
                      "max(len(token) - stop, 0) + 1"), STRIP_WINDOWS),
