@@ -240,7 +240,8 @@ def _outcome(line: str, specs: Mapping[str, Spec], folder: str) -> Outcome:
         return Outcome(spec, "pending", None, "", "")
     output = (result.get("output") or "").strip()
     return Outcome(spec, result["worker_outcome"], result.get("test_outcome"),
-                   _diff(result.get("diff") or "", folder), _caught_by(output))
+                   _diff(result.get("diff") or "", folder),
+                   _caught_by(output).replace(folder, "<copy>/"))
 
 
 def _diff(diff: str, folder: str) -> str:
