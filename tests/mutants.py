@@ -34,6 +34,7 @@ from implementation import (
     alignment,
     bpe,
     bpe_loader,
+    byte_level,
     decoders,
     encoding,
     loader,
@@ -499,6 +500,17 @@ def rewritten(owner: Any, name: str, old: str, new: str) -> Patch:
     return patch
 
 
+#: Llama's chain with its Strip window changed, in most cases.
+STRIP_WINDOWS: dict[str, Any] = {"decoder": ("llama", "perturbed"), "strip_hazard": 1000}
+
+def use_regex_default_false(mp: pytest.MonkeyPatch) -> None:
+    """A ByteLevel object without ``use_regex`` reads it as false (upstream's default is
+    true), wherever the loader reads one (the campaign's ``use_regex: bool = False``)."""
+    rewritten(byte_level, "byte_level_from_json", '"use_regex", True', '"use_regex", False')(mp)
+    for owner in (pre_tokenizers, post_processors, decoders):
+        mp.setattr(owner, "byte_level_from_json", byte_level.byte_level_from_json)
+
+
 MUTANTS: tuple[Mutant, ...] = (
     Mutant("merge ties broken rightmost", "bpe",
            lambda mp: mp.setattr(bpe, "_merge_all", ties_rightmost), {}, 500),
@@ -604,6 +616,28 @@ MUTANTS: tuple[Mutant, ...] = (
            rewritten(split, "kept_ranges", "out[-1][0] = start", "out[0][0] = start"), {}, 20),
     Mutant("Strip windows limited to 128", "decoders",
            lambda mp: mp.setattr(decoders, "_USIZE_LIMIT", 2 * 64), {}, 20),
+    Mutant("second sequence's type id 2 without a template", "post_processors",
+           rewritten(post_processors, "post_process", "segments.append((b, [1] * len(b)))",
+                     "segments.append((b, [2] * len(b)))"),
+           {"post_processor": ("byte-level", "sequence"), "pairs": 1000}),
+    Mutant("ByteLevel without use_regex read as use_regex false", "byte_level",
+           use_regex_default_false, {"family": "byte-level"}),
+    Mutant("second text's type id 2 without a post-processor", "tokenizer",
+           rewritten(tokenizer.Tokenizer, "encode_with_spans", "[1] * len(second or [])",
+                     "[2] * len(second or [])"), {"post_processor": "none", "pairs": 1000}),
+    Mutant("encode_with_spans adds no specials by default", "tokenizer",
+           rewritten(tokenizer.Tokenizer, "encode_with_spans", "add_special_tokens: bool = True",
+                     "add_special_tokens: bool = False"), {"post_processor": "template"}),
+    # Campaign survivors the wider Strip windows of Llama's chain now kill
+    # (harness/strategies/decoders.py HAZARD_STEPS).
+    Mutant("Strip's trailing window never reaches the first character", "decoders",
+           rewritten(decoders, "_trailing_cut", "max(len(token) - stop, 0) - 1",
+                     "max(len(token) - stop, 1) - 1"), {}, 20),  # declared Strip probes
+    Mutant("Strip's trailing window one character short", "decoders",
+           rewritten(decoders, "_trailing_cut", "max(len(token) - stop, 0) - 1",
+                     "max(len(token) - stop, 0) + 1"), STRIP_WINDOWS),
+    Mutant("Strip's leading window runs past other characters", "decoders",
+           rewritten(decoders, "_leading_cut", "break", "continue"), STRIP_WINDOWS),
     Mutant("Punctuation's {} unit refused", "split",
            rewritten(split, "behavior_from_json", "unit == {}", "unit is {}"), {}, 20),
 )

@@ -40,8 +40,9 @@ NARROWING: Final[Mapping[str, Mapping[str, Any]]] = {
     "patterns": {"pre_tokenizer": ("split", "split-sequence")},
     "byte_level": {"family": "byte-level"},
     "decoders": {"decoder": ("byte-fallback", "llama", "metaspace", "perturbed",
-                             "byte-level")},
-    "post_processors": {"post_processor": ("template", "byte-level", "sequence")},
+                             "byte-level"), "strip_hazard": 500},
+    "post_processors": {"post_processor": ("template", "byte-level", "sequence"),
+                        "pairs": 800},
     "metaspace": {"pre_tokenizer": ("metaspace", "sequence")},
 }
 #: The judge's profile, the seed and the generated examples of one killer run.

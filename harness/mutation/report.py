@@ -7,6 +7,10 @@ counted as caught), ``survived`` (a hole until triaged), ``equivalent`` (a survi
 triage file shows equivalent), ``message_only`` (a survivor whose site is an error's
 message), ``no_test`` / ``errors`` (the tool could not apply the mutant or its worker
 failed). Score: (killed + timed out) / (sampled - equivalent - message only - no test).
+``annotation_equivalents`` and ``api_only`` count the population's mutants never sampled:
+inside type annotations, and in code only API calls outside the subject protocol reach
+(upstream's constructor path, the API queries: decision 0050; the module's unit tests are
+their killers).
 """
 
 from __future__ import annotations
@@ -86,6 +90,7 @@ def module_section(root: Path, module: str, campaign: Campaign, triage: Triage, 
     return {
         "population": campaign.population,
         "annotation_equivalents": campaign.annotations,
+        "api_only": campaign.api_only,
         "sample": sample, "seed": seed, "sampled": len(campaign.outcomes),
         **counts,
         "score_percent": round(score, 1), "meets_target": score >= TARGET,
@@ -151,8 +156,8 @@ def write(path: Path, sections: Mapping[str, dict[str, Any]], tool: str) -> dict
 
 def _summary(modules: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
     keys = ("sampled", "killed", "timed_out", "survived", "equivalent", "message_only",
-            "no_test", "errors", "annotation_equivalents")
-    total: dict[str, Any] = {k: sum(int(m[k]) for m in modules.values()) for k in keys}
+            "no_test", "errors", "annotation_equivalents", "api_only")
+    total: dict[str, Any] = {k: sum(int(m.get(k, 0)) for m in modules.values()) for k in keys}
     seconds = sum(float(m["seconds"]) for m in modules.values())
     total["seconds_per_mutant"] = round(seconds / max(total["sampled"], 1), 1)
     total["below_target"] = sorted(name for name, m in modules.items() if not m["meets_target"])

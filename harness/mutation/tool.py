@@ -170,6 +170,9 @@ class Campaign:
     outcomes: list[Outcome]
     baseline_seconds: float
     seconds: float
+    #: Mutants in code only API calls outside the subject protocol reach
+    #: (``sites.API_ONLY_MARKS``): no harness run can kill them; never run (decision 0050).
+    api_only: int = 0
 
 
 @contextlib.contextmanager
@@ -206,8 +209,9 @@ def run_module(root: Path, module: str, *, size: int, seed: int, killer: Sequenc
                       timeout=600), "init")
         specs = _specs(session)
         sites = Sites((root / "implementation" / f"{module}.py").read_text(encoding="utf-8"))
+        kinds = {job: sites.kind(spec.line, spec.column) for job, spec in specs.items()}
         runnable = {job: spec for job, spec in specs.items()
-                    if sites.kind(spec.line, spec.column) != "annotation"}
+                    if kinds[job] not in ("annotation", "api_only")}
         chosen = sample_of(runnable, size, seed)
         _keep_only(session, set(chosen))
         _checked(_run([tool, "exec", str(config), str(session)], cwd=folder, env=env,
@@ -217,8 +221,9 @@ def run_module(root: Path, module: str, *, size: int, seed: int, killer: Sequenc
         outcomes = [_outcome(line, specs, f"{folder}/") for line in dumped.splitlines()
                     if line.startswith("[")]
     outcomes.sort(key=lambda o: (o.spec.operator, o.spec.occurrence))
-    return Campaign(len(specs), len(specs) - len(runnable), outcomes, baseline,
-                    time.perf_counter() - started)
+    api_only = sum(1 for kind in kinds.values() if kind == "api_only")
+    return Campaign(len(specs), len(specs) - len(runnable) - api_only, outcomes, baseline,
+                    time.perf_counter() - started, api_only)
 
 
 def _checked(result: tuple[int, str], step: str) -> tuple[int, str]:
@@ -235,7 +240,8 @@ def _outcome(line: str, specs: Mapping[str, Spec], folder: str) -> Outcome:
         return Outcome(spec, "pending", None, "", "")
     output = (result.get("output") or "").strip()
     return Outcome(spec, result["worker_outcome"], result.get("test_outcome"),
-                   _diff(result.get("diff") or "", folder), _caught_by(output))
+                   _diff(result.get("diff") or "", folder),
+                   _caught_by(output).replace(folder, "<copy>/"))
 
 
 def _diff(diff: str, folder: str) -> str:

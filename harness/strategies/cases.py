@@ -141,7 +141,8 @@ def cases_from(draw: st.DrawFn, profile: Weights = DEFAULT_WEIGHTS) -> Case:
     text = texts_for(offer)
     texts = draw(st.lists(text, min_size=shares.TEXTS_MIN, max_size=shares.TEXTS_MAX))
     pairs: list[tuple[str, str]] = []
-    if document["post_processor"] is not None and draw(chance(profile.pairs)):
+    bare = document["post_processor"] is None  # a pair still gets type ids 0, then 1
+    if draw(chance(profile.pairs // shares.PAIRS_BARE_DIVISOR if bare else profile.pairs)):
         pairs = draw(st.lists(pairs_for(offer), min_size=1, max_size=2))
     id_runs = draw(st.lists(id_runs_for(offer), min_size=shares.ID_RUNS_MIN,
                             max_size=shares.ID_RUNS_MAX))

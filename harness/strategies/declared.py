@@ -96,7 +96,8 @@ def _with(**fields: Any) -> JSON:
 def _component_probes() -> list[Case]:
     """Component shapes the generator draws too rarely to count on: a template in the
     string form (both sides refuse it), Strip windows that cross (upstream panics: class
-    strip-decoder-panic) and one wider than any token, ByteFallback over pieces spelled
+    strip-decoder-panic), one wider than any token and trailing ones as long as an
+    all-space token and longer, ByteFallback over pieces spelled
     like bytes that are not (``<0xZZ>``, ``<0x+1>``: both keep them as text), a decoder
     chain too long to show whole in the decoder-shape refusal, and each incoherent
     template."""
@@ -104,6 +105,11 @@ def _component_probes() -> list[Case]:
         "type": "TemplateProcessing", "single": "$A", "pair": "$A $B", "special_tokens": {}})
     crossing = _with(decoder={"type": "Strip", "content": " ", "start": 2, "stop": 2})
     wide = _with(decoder={"type": "Strip", "content": " ", "start": 300, "stop": 0})
+    # A trailing window as long as an all-space token (upstream strips it to ""), and one
+    # longer (upstream panics; our side gives "" too): the window reaches the first character.
+    exact = _with(decoder={"type": "Strip", "content": " ", "start": 0, "stop": 1})
+    longer = _with(decoder={"type": "Strip", "content": " ", "start": 0, "stop": 3})
+    space = exact["model"]["vocab"][" "]
     odd = _base()
     odd["model"]["vocab"].update({"<0xZZ>": 100, "<0x+1>": 101, "<0x41>": 102})
     odd["decoder"] = {"type": "ByteFallback"}
@@ -118,7 +124,8 @@ def _component_probes() -> list[Case]:
         template("a", "b", {"a": vocab["a"], "b": vocab["b"]}), how)), texts=TEXTS[:1])
         for how in INCOHERENT_TEMPLATE_HAZARDS]
     return [Case(template_string), Case(crossing, texts=TEXTS[:1], id_runs=((1, 2, 3),)),
-            Case(wide, id_runs=((1, 2, 3),)), Case(odd, id_runs=((100, 101, 102),)),
+            Case(wide, id_runs=((1, 2, 3),)), Case(exact, id_runs=((space, 2, space),)),
+            Case(longer, id_runs=((space,),)), Case(odd, id_runs=((100, 101, 102),)),
             Case(chain), *incoherent]
 
 

@@ -51,17 +51,22 @@ STEPS: Final[tuple[JSON, ...]] = (
     replace(METASPACE, " "), byte_fallback(), fuse(), strip(), strip(0, 0), strip(2, 0),
     metaspace("always", True), replace(" ", ""),
 )
-#: Strip windows that panic upstream: ``stop=1`` on an empty token (the ``[""]`` Fuse makes
-#: of an empty decode), ``start=1, stop=1`` on a lone ``" "`` (measured on tokenizers 0.23.1).
-HAZARD_STEPS: Final[tuple[JSON, ...]] = (strip(0, 1), strip(1, 1))
+#: Strip windows of Llama's chain other than its ``(1, 0)``, the shape the reference
+#: reproduces with any parameters: windows up to 3 wide on either side (a trailing window
+#: reaching a decoded text that ends in spaces, or as long as an all-space text; a leading
+#: window past the first other character, as in " a b"). Some panic upstream: ``stop >= 1``
+#: on an empty token (the ``[""]`` Fuse makes of an empty decode), crossing windows on an
+#: all-space text (measured on tokenizers 0.23.1; class strip-decoder-panic).
+HAZARD_STEPS: Final[tuple[JSON, ...]] = tuple(
+    strip(start, stop) for start in range(4) for stop in range(4) if (start, stop) != (1, 0))
 
 
 @st.composite
 def perturbed(draw: st.DrawFn, strip_hazard: int = shares.STRIP_HAZARD) -> JSON:
     """One of the two reproduced shapes with one perturbation (always a Sequence).
 
-    With probability ``strip_hazard`` per thousand the perturbation is the one that makes
-    upstream panic at decode: Llama's chain with its Strip window changed (after Fuse).
+    With probability ``strip_hazard`` per thousand the perturbation is Llama's chain with
+    its Strip window changed (``HAZARD_STEPS``; some of them make upstream panic at decode).
     """
     if draw(chance(strip_hazard)):
         return sequence([*llama_steps()[:3], draw(st.sampled_from(HAZARD_STEPS))])

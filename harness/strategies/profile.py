@@ -237,10 +237,11 @@ DECODER: Final[Mapping[DecoderKind, int]] = {
 }
 PERTURBATION: Final[Mapping[str, int]] = {"drop": 20, "swap": 20, "repeat": 20, "add": 20,
                                           "replace": 20}
-#: Per thousand of perturbed decoders: Llama's chain with its Strip window changed to
-#: ``stop=1`` (upstream panics decoding an empty run after Fuse, and on a lone " " when
-#: start and stop cross).
-STRIP_HAZARD: Final = 150
+#: Per thousand of perturbed decoders: Llama's chain with its Strip window changed
+#: (``decoders.HAZARD_STEPS``: windows up to 3 on either side; upstream panics on some, e.g.
+#: decoding an empty run after Fuse with ``stop >= 1``, or an all-space text the two
+#: windows cross). The reference runs these chains, unlike the other perturbations.
+STRIP_HAZARD: Final = 300
 #: Per thousand: two vocabulary strings share one id (see ``cases._with_duplicate_id``).
 DUPLICATE_ID_HAZARD: Final = 10
 ADDED_TOKENS: Final[Mapping[AddedTokensKind, int]] = {
@@ -342,8 +343,11 @@ STRESS: Final[Mapping[str, int]] = {
 }
 #: Per thousand: a text also carries one arbitrary Unicode scalar value (``st.characters``).
 WILD_CHARACTER: Final = 150
-#: Per thousand, a case also carries pair inputs (only meaningful with a template).
+#: Per thousand, a case also carries pair inputs; a document without a post-processor at
+#: ``PAIRS // PAIRS_BARE_DIVISOR`` (its pair is the two encodings end to end, the second's
+#: type ids 1: less to see than a template lays out, but still compared).
 PAIRS: Final = 300
+PAIRS_BARE_DIVISOR: Final = 3
 ID_RUNS_MIN: Final = 1
 ID_RUNS_MAX: Final = 4
 #: Segments per id run, and per thousand: an id run is empty.

@@ -57,6 +57,43 @@ def test_sites_tell_annotations_and_messages_from_code() -> None:
         3, 9) == "code"                        # evaluated annotations are code
 
 
+API_SOURCE = '''from __future__ import annotations
+
+def parse(text: str) -> int:  # pragma: no cover - constructor only
+    return helper(text) + 1
+
+def helper(text: str) -> int:  # pragma: no cover - constructor only
+    return len(text)
+
+class T:
+    @classmethod
+    def build(  # pragma: no cover - constructor only
+        cls, text: str
+    ) -> T:
+        return cls()
+
+    def size(self) -> int:  # pragma: no cover - an API query the run never makes
+        return 2
+
+    def count(self) -> int:  # pragma: no cover - API query
+        return 3
+
+    def encode(self) -> int:
+        return self.count() + 1
+'''
+
+
+def test_sites_set_apart_only_unreferenced_api_only_code() -> None:
+    sites = Sites(API_SOURCE)
+    assert sites.kind(4, 11) == "api_only"     # inside a marked function
+    assert sites.kind(7, 11) == "api_only"     # marked, named only by a marked function
+    assert sites.kind(10, 4) == "api_only"     # the decorator of a marked method
+    assert sites.kind(14, 15) == "api_only"    # the body after a multi-line heading
+    assert sites.kind(17, 15) == "api_only"    # an API query
+    assert sites.kind(20, 15) == "code"        # marked, but encode calls it
+    assert sites.kind(23, 15) == "code"        # unmarked
+
+
 def test_triage_matches_by_module_and_changed_lines(tmp_path: Path) -> None:
     path = tmp_path / "triage.yaml"
     path.write_text("- module: m\n  change: ['-return [x * 2]', '+return [x / 2]']\n"
@@ -93,8 +130,9 @@ def test_a_section_counts_each_category_and_scores_without_the_equivalents(
         tool.Outcome(_spec("a", 5, 4, 9), "no-test", None, "", ""),
     ]
     section = report.module_section(
-        tmp_path, "m", tool.Campaign(9, 3, outcomes, 1.0, 12.0), Triage(triage),
+        tmp_path, "m", tool.Campaign(9, 3, outcomes, 1.0, 12.0, 2), Triage(triage),
         sample=6, seed=0, killer={})
+    assert (section["annotation_equivalents"], section["api_only"]) == (3, 2)
     assert {k: section[k] for k in ("killed", "timed_out", "equivalent", "message_only",
                                     "survived", "no_test")} == {
         "killed": 1, "timed_out": 1, "equivalent": 1, "message_only": 1, "survived": 1,

@@ -64,8 +64,10 @@ class ReferenceSubject:
 
     def encode(self, handle: ref.Tokenizer, text: str, pair: str | None = None, *,
                add_special_tokens: bool = True) -> Encoded | Refused | Crashed:
-        result = guarded(lambda: handle.encode_with_spans(text, add_special_tokens,
-                                                          pair=pair))
+        # With specials the call relies on the API's default, which is upstream's (True).
+        result = guarded(lambda: handle.encode_with_spans(text, pair=pair)
+                         if add_special_tokens is True
+                         else handle.encode_with_spans(text, add_special_tokens, pair=pair))
         return result if isinstance(result, Refused | Crashed) else encoded(result)
 
     def decode(self, handle: ref.Tokenizer, ids: Sequence[int], *,
