@@ -88,15 +88,14 @@ def _from_stream(enc: Encoded, text: str, model: dict[str, Any], track: str) -> 
 def _lower_byte_pieces(vocab: dict[str, Any]) -> set[str]:
     """The vocabulary's byte pieces spelled in lower case (lower-cased): one scan per
     vocabulary, kept while the same dict is asked about (every comparison of a case)."""
-    global _LOWER
-    if _LOWER is None or _LOWER[0] is not vocab:
-        _LOWER = (vocab, {p.lower() for p in vocab if _BYTE_ANY_CASE.fullmatch(p)
-                          and p != p.upper().replace("0X", "0x")})
-    return _LOWER[1]
+    if not _LOWER or _LOWER[0][0] is not vocab:
+        _LOWER[:] = [(vocab, {p.lower() for p in vocab if _BYTE_ANY_CASE.fullmatch(p)
+                              and p != p.upper().replace("0X", "0x")})]
+    return _LOWER[0][1]
 
 
 #: The last vocabulary ``_lower_byte_pieces`` scanned (held, so its id is never reused).
-_LOWER: tuple[dict[str, Any], set[str]] | None = None
+_LOWER: list[tuple[dict[str, Any], set[str]]] = []
 
 
 def _from_text(text: str, vocab: dict[str, Any]) -> set[str]:
