@@ -176,7 +176,7 @@ def word_tokens(
 
 
 def contract_violations(seq: EncodedSequence, text: str) -> list[str]:  # pragma: no cover
-    # (a checker the property tests call on encodings; encode never calls it)
+    # (checker only: the property tests call it on encodings; encode never calls it)
     """The offset contract's four invariants; returns one line per violation."""
     problems: list[str] = []
     n = len(text)

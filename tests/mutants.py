@@ -60,16 +60,21 @@ class Mutant:
     #: ``cases(**constraints)``: the narrowing that reaches the bug (empty: the default mix).
     constraints: dict[str, Any] = field(default_factory=dict)
     examples: int = 150
+    #: Whether the run also takes the unified tokenizer's morph track (what reaches a bug
+    #: only ``implementation.unified`` meets).
+    morph_track: bool = False
 
 
-def short_run(constraints: dict[str, Any] | None = None, examples: int = 150) -> JobResult:
+def short_run(constraints: dict[str, Any] | None = None, examples: int = 150,
+              morph_track: bool = False) -> JobResult:
     return run(profile_name="dev", seed_value=0, examples=examples, command="mutants",
                strategy=cases(**constraints) if constraints else None, real_examples=-1,
-               shrink=False, with_morph_track=False)
+               shrink=False, with_morph_track=morph_track)
 
 
 def caught(result: JobResult) -> bool:
-    return bool(result.tally.failures) or bool(result.stale)
+    morph = result.morph_track is not None and bool(result.morph_track.tally.failures)
+    return bool(result.tally.failures) or morph or bool(result.stale)
 
 
 # -- bpe ------------------------------------------------------------------------------------
@@ -511,6 +516,14 @@ def use_regex_default_false(mp: pytest.MonkeyPatch) -> None:
         mp.setattr(owner, "byte_level_from_json", byte_level.byte_level_from_json)
 
 
+def model_tokens_by_identity(mp: pytest.MonkeyPatch) -> None:
+    """``model_tokens`` compares its columns' lengths with ``is`` (the campaign's mutant of
+    its guard): equal lengths past 256 are different int objects, so the guard fires."""
+    rewritten(encoding, "model_tokens", "if not len(ids) == len(values)",
+              "if not len(ids) is len(values)")(mp)
+    mp.setattr(tokenizer, "model_tokens", encoding.model_tokens)
+
+
 MUTANTS: tuple[Mutant, ...] = (
     Mutant("merge ties broken rightmost", "bpe",
            lambda mp: mp.setattr(bpe, "_merge_all", ties_rightmost), {}, 500),
@@ -640,6 +653,30 @@ MUTANTS: tuple[Mutant, ...] = (
            rewritten(decoders, "_leading_cut", "break", "continue"), STRIP_WINDOWS),
     Mutant("Punctuation's {} unit refused", "split",
            rewritten(split, "behavior_from_json", "unit == {}", "unit is {}"), {}, 20),
+    # Campaign survivors of encoding: a word of some 300 tokens (the declared probes) and
+    # the unified tokenizer's type ids, which the morph track now compares.
+    Mutant("token columns' lengths compared by identity", "encoding",
+           model_tokens_by_identity, {}, 20),
+    Mutant("type ids of a sequence built without them all 1", "encoding",
+           rewritten(encoding.EncodedSequence, "of", "else [0] * len(tokens)",
+                     "else [1] * len(tokens)"), {}, 20, morph_track=True),
+    # Campaign survivors of alignment the declared alignment probes now kill
+    # (harness/strategies/declared.py ALIGNMENT_TEXTS).
+    Mutant("Strip takes two characters per trailing space", "alignment",
+           rewritten(alignment.NormalizedText, "strip", "end -= 1", "end -= 2"), {}, 20),
+    Mutant("inserted characters aligned to the piece's start", "alignment",
+           rewritten(alignment.NormalizedText, "transform", "old[position - 1] if position else",
+                     "old[position - 1] if not position else"), {}, 20),
+    Mutant("one-character replacement of two different characters done as none", "alignment",
+           rewritten(alignment.NormalizedText, "_replace_characters",
+                     "if target:\n                return False",
+                     "if target:\n                return True"), {}, 20),
+    Mutant("an empty match at 0 or 1 replaced as the character after it", "alignment",
+           rewritten(alignment.NormalizedText, "_replace_characters", "if end != start + 1",
+                     "if end != start & 1"), {}, 20),
+    Mutant("a range's original end read at end & 1", "alignment",
+           rewritten(alignment.NormalizedText, "original_span", "self.alignments[end - 1][1]",
+                     "self.alignments[end & 1][1]"), {}, 20),
 )
 
 #: The mutants CI runs on every change (one per family); ``nox -s mutants`` runs all.
@@ -657,7 +694,7 @@ def planted(mutant: Mutant) -> Iterator[None]:
 
 def try_mutant(mutant: Mutant) -> JobResult:
     with planted(mutant):
-        return short_run(mutant.constraints, mutant.examples)
+        return short_run(mutant.constraints, mutant.examples, mutant.morph_track)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -668,8 +705,8 @@ def main(argv: list[str] | None = None) -> int:
     chosen = [m for m in MUTANTS if not args.only or any(o in m.name for o in args.only)]
     print("unpatched reference on the same runs:", flush=True)
     clean = True
-    for same in {(repr(m.constraints), m.examples): m for m in chosen}.values():
-        result = short_run(same.constraints, same.examples)
+    for same in {(repr(m.constraints), m.examples, m.morph_track): m for m in chosen}.values():
+        result = short_run(same.constraints, same.examples, same.morph_track)
         if caught(result):
             clean = False
             print(f"  NOT GREEN with {same.constraints}, {same.examples} examples: "
@@ -681,8 +718,9 @@ def main(argv: list[str] | None = None) -> int:
         result = try_mutant(mutant)
         hit = caught(result)
         score += hit
-        how = (sorted(result.tally.failures)[:1] or [f"stale {result.stale[0].id}"]
-               if hit else ["NOT CAUGHT"])
+        morph = result.morph_track.tally.failures if result.morph_track is not None else {}
+        how = (sorted(result.tally.failures)[:1] or [f"morph track: {f}" for f in sorted(morph)]
+               or [f"stale {result.stale[0].id}"] if hit else ["NOT CAUGHT"])
         print(f"  [{'caught' if hit else 'MISSED'}] {mutant.module:<17} {mutant.name} "
               f"({time.monotonic() - started:.0f}s): {how[0][:110]}", flush=True)
     print(f"mutation score: {score}/{len(chosen)}")

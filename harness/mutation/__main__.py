@@ -96,6 +96,7 @@ def main(argv: list[str] | None = None) -> int:
             campaign = future.result()
             settings = {"profile": killer.PROFILE, "seed": killer.SEED,
                         "examples": args.examples, "real_models": False, "shrink": False,
+                        "morph_track": module in killer.MORPH_TRACK,
                         "narrowing": {k: list(v) if isinstance(v, tuple) else v
                                       for k, v in killer.NARROWING[module].items()}}
             sections[module] = report.module_section(

@@ -3,7 +3,8 @@
 ``python -m harness.mutation.killer --module M`` runs the conformance job on the
 ``dev`` profile's judge with a fixed seed, a small example count, no real models, no
 shrinking and no example database, the generator narrowed to the features of module M
-(``NARROWING``), then the pinned witnesses and the declared probes as every run does. It
+(``NARROWING``), then the pinned witnesses and the declared probes as every run does (and
+the morph track for the modules of ``MORPH_TRACK``). It
 exits 1 when the run fails (a divergence no class explains, a finding of the
 specification oracle, a stale pinned witness) or crashes, 0 when it passes: the exit
 status is the test outcome the mutation tool reads. The first line it prints names the
@@ -45,6 +46,10 @@ NARROWING: Final[Mapping[str, Mapping[str, Any]]] = {
                         "pairs": 800},
     "metaspace": {"pre_tokenizer": ("metaspace", "sequence")},
 }
+#: The modules whose killer also runs the unified tokenizer's morph track (a few seconds):
+#: ``encoding``'s defaults (type ids of a sequence built without them) are read by the
+#: unified tokenizer only, whose encodings the morph track compares with upstream's.
+MORPH_TRACK: Final = frozenset({"encoding"})
 #: The judge's profile, the seed and the generated examples of one killer run.
 PROFILE: Final = "dev"
 SEED: Final = 0
@@ -60,12 +65,13 @@ def killed(module: str, examples: int = EXAMPLES, seed: int = SEED) -> bool:
     result = run(profile_name=PROFILE, seed_value=seed, examples=examples,
                  command="mutation-campaign killer",
                  strategy=cases(**narrowing) if narrowing else None, real_examples=-1,
-                 shrink=False, with_morph_track=False)
-    for failure in sorted(result.tally.failures)[:3]:
+                 shrink=False, with_morph_track=module in MORPH_TRACK)
+    morph = result.morph_track.tally.failures if result.morph_track is not None else {}
+    for failure in [*sorted(result.tally.failures), *sorted(morph)][:3]:
         print(f"failure: {failure[:200]}")
     for stale in result.stale[:3]:
         print(f"stale pinned witness: {stale.id}")
-    return bool(result.tally.failures) or bool(result.stale)
+    return bool(result.tally.failures) or bool(morph) or bool(result.stale)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -7,11 +7,11 @@ and such a mutant is equivalent by construction: it is counted, never run.
 message (the rule and JSON path come first): a survivor there changes only an error's
 wording and is set apart. ``api_only``: the site lies inside a function whose
 heading carries one of ``API_ONLY_MARKS`` (the coverage pragmas of upstream's Python
-constructor path and of the API queries the run never makes: code only an API call the
-subject protocol does not carry reaches, never a ``tokenizer.json``, so the harness'
-reach leaves it out too) and which nothing else in the module names; such a mutant is
-counted, never run (its killers are the module's unit tests). Anything else is
-``code``. Decisions 0046, 0050.
+constructor path, of the API queries the run never makes and of the checkers only the
+property tests call: code only an API call the subject protocol does not carry reaches,
+never a ``tokenizer.json``, so the harness' reach leaves it out too) and which nothing
+else in the module names; such a mutant is counted, never run (its killers are the
+module's unit tests). Anything else is ``code``. Decisions 0046, 0050.
 """
 
 from __future__ import annotations
@@ -23,8 +23,9 @@ from typing import Literal
 Site = Literal["annotation", "message", "api_only", "code"]
 #: The marks in a function's heading (its ``def`` line, or a comment before its body) of
 #: code only an API call outside the subject protocol reaches: upstream's Python
-#: constructor path (string templates) and the API queries (token_to_id, vocab_size...).
-API_ONLY_MARKS = ("constructor only", "API query")
+#: constructor path (string templates), the API queries (token_to_id, vocab_size...) and
+#: the checkers the property tests call on encodings (contract_violations).
+API_ONLY_MARKS = ("constructor only", "API query", "checker only")
 
 
 @dataclass(frozen=True)

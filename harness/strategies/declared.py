@@ -12,6 +12,7 @@ texts where the document loads, compared like any generated case.
 from __future__ import annotations
 
 import itertools
+import unicodedata
 from typing import Any, Final
 
 from harness.core.case import Case
@@ -83,6 +84,46 @@ def _long_word() -> Case:
     return Case(_bigrams(), texts=(joined * 3 + joined[::-1],))
 
 
+def _many_tokens() -> Case:
+    """One word of some three hundred tokens (``TEXTS`` eight times over, no pre-tokenizer,
+    the one merge): more tokens in one word than any other probe gives, past 256."""
+    return Case(_base(), texts=("".join(TEXTS) * 8,))
+
+
+#: Texts where a normalizer changes a character's count or drops characters at an edge:
+#: one to three spaces at either end, characters that decompose or lowercase into two
+#: (at the start, inside, at the end), a normalized added token at even and odd offsets,
+#: runs of different characters one replacement matches one at a time.
+ALIGNMENT_TEXTS: Final = ("ab ", " ab", "  a b   ", "\u00e9a", "a\u00e9b", "x\u0130", "\ufb01x",
+                          "aXYb", "xyxy", "aaXYaxy", "ab", "ba a")
+
+
+def _alignment_probes() -> list[Case]:
+    """Each normalizer that moves, inserts or removes characters, alone over
+    ``ALIGNMENT_TEXTS`` with every character (in every form) its own token: a character
+    aligned to another original span, or one stripped too many, shows in the spans or the
+    ids. Lowercase also over a normalized added token (its span mapped through the
+    alignments); Replace by one character of a class (matches of different characters) and
+    of an empty match (an insertion, at offset 1 in ``ab``)."""
+    forms = {char for text in ALIGNMENT_TEXTS for char in
+             text + unicodedata.normalize("NFKD", text) + text.lower()} | {"x"}
+    document = _base()
+    document["model"] = {**document["model"], "merges": [],
+                         "vocab": {char: i for i, char in enumerate(sorted(forms))}}
+    added = {"id": len(forms), "content": "xy", "single_word": False, "lstrip": False,
+             "rstrip": False, "normalized": True, "special": False}
+    normalizers = [{"type": "Strip", "strip_left": True, "strip_right": True},
+                   {"type": "Strip", "strip_left": False, "strip_right": True},
+                   {"type": "NFD"}, {"type": "NFKD"}, {"type": "Lowercase"},
+                   {"type": "Replace", "pattern": {"Regex": "[ab]"}, "content": "x"},
+                   {"type": "Replace", "pattern": {"Regex": "(?=b)"}, "content": "x"}]
+    cases = [Case({**document, "normalizer": normalizer}, texts=ALIGNMENT_TEXTS)
+             for normalizer in normalizers]
+    cases.append(Case({**document, "normalizer": {"type": "Lowercase"}, "added_tokens": [added]},
+                      texts=ALIGNMENT_TEXTS))
+    return cases
+
+
 def _replace(source: str) -> JSON:
     return {"type": "Replace", "pattern": {"Regex": source}, "content": "x"}
 
@@ -139,7 +180,7 @@ def declared_cases() -> list[Case]:
              for source in ONIGURUMA_READ]
     read += [Case(_bigrams(normalizer=_replace(source)), texts=CONSTRUCT_TEXTS)
              for source in REPLACE_READ_EACH]
-    read.append(_long_word())
+    read += [_long_word(), _many_tokens(), *_alignment_probes()]
     # Each Split behaviour, both ways of invert, and Punctuation's unit written {}: a part
     # folded into the wrong neighbour shows in the bigram merges.
     read += [Case(_bigrams(split({"String": " "}, behavior, invert)), texts=CONSTRUCT_TEXTS)

@@ -42,6 +42,8 @@ class UnifiedSubject:
                 spans=tuple(t.span for t in seq.tokens),
                 special_mask=tuple(1 if t.track == "special" else 0 for t in seq.tokens),
                 word_ids=tuple(t.metadata.get("word") for t in seq.tokens),
+                type_ids=seq.type_ids,
+                attention_mask=seq.attention_mask,
             )
 
         return guarded(run)
