@@ -62,8 +62,10 @@ class EncodedSequence:
 
     @property
     def word_ids(self) -> list[int | None]:
-        """For each token, the index of the pre-tokenized word of its sequence it came from
-        (``metadata["word"]``); None for added and synthetic tokens."""
+        """For each token, the index of the piece of its sequence it came from
+        (``metadata["word"]``): the pre-tokenized words and the added tokens found in the
+        text, numbered together in order (upstream's ``Encoding.word_ids``); None for
+        synthetic tokens (template specials, padding)."""
         return [t.metadata.get("word") for t in self.tokens]
 
     @property

@@ -139,17 +139,17 @@ class Tokenizer:
     # -- the pipeline -------------------------------------------------------------------
     def _encode_sequence(self, text: str, sequence: int) -> list[EncodedToken]:
         """The tokens of one input (``sequence`` 0, or 1 for a pair's second text): each
-        carries ``metadata["sequence"]``, and a model token its ``metadata["word"]``."""
+        carries ``metadata["sequence"]`` and ``metadata["word"]``, the index of its piece
+        among the input's pieces (words and added tokens alike, as upstream numbers its
+        splits)."""
         out: list[EncodedToken] = []
-        word_index = 0
-        for word in self._pre_tokenized(text):
+        for word_index, word in enumerate(self._pre_tokenized(text)):
+            metadata = {"word": word_index, "sequence": sequence}
             if type(word) is EncodedToken:
                 out.append(EncodedToken(word.id, word.token, word.start, word.end, word.track,
-                                        {"sequence": sequence}))
+                                        metadata))
                 continue
             assert isinstance(word, NormalizedText)
-            metadata = {"word": word_index, "sequence": sequence}
-            word_index += 1
             ids, values, starts, ends = self.model.word_columns(word.text)
             few = word_tokens(ids, values, starts, ends, alignments=word.alignments,
                               metadata=metadata)

@@ -516,6 +516,27 @@ def use_regex_default_false(mp: pytest.MonkeyPatch) -> None:
         mp.setattr(owner, "byte_level_from_json", byte_level.byte_level_from_json)
 
 
+def added_tokens_outside_the_word_numbering(mp: pytest.MonkeyPatch) -> None:
+    """The first campaign's reading of word ids: an added token has none, and the words
+    are numbered among themselves (upstream numbers added tokens with them)."""
+    original = tokenizer.Tokenizer._encode_sequence
+
+    def encode_sequence(self: Any, text: str, sequence: int) -> list[Any]:
+        tokens = original(self, text, sequence)
+        numbered: dict[int, int] = {}
+        out = []
+        for token in tokens:
+            word = token.metadata.get("word")
+            if token.track != "bpe" or word is None:
+                out.append(replace(token, metadata={"sequence": sequence}))
+                continue
+            own = numbered.setdefault(word, len(numbered))
+            out.append(replace(token, metadata={"word": own, "sequence": sequence}))
+        return out
+
+    mp.setattr(tokenizer.Tokenizer, "_encode_sequence", encode_sequence)
+
+
 def model_tokens_by_identity(mp: pytest.MonkeyPatch) -> None:
     """``model_tokens`` compares its columns' lengths with ``is`` (the campaign's mutant of
     its guard): equal lengths past 256 are different int objects, so the guard fires."""
@@ -660,6 +681,9 @@ MUTANTS: tuple[Mutant, ...] = (
     Mutant("type ids of a sequence built without them all 1", "encoding",
            rewritten(encoding.EncodedSequence, "of", "else [0] * len(tokens)",
                      "else [1] * len(tokens)"), {}, 20, morph_track=True),
+    Mutant("added tokens outside the word numbering", "tokenizer",
+           added_tokens_outside_the_word_numbering,
+           {"added_tokens": ("llama+extras", "extras")}),
     # Campaign survivors of alignment the declared alignment probes now kill
     # (harness/strategies/declared.py ALIGNMENT_TEXTS).
     Mutant("Strip takes two characters per trailing space", "alignment",

@@ -13,9 +13,10 @@ Operation = Literal["load", "encode", "decode"]
 Track = Literal["strict", "lenient"]
 #: Every tier an observation can differ at, in the order a reader checks them.
 TIERS = ("load", "encode", "ids", "tokens", "spans", "special_mask", "type_ids",
-         "attention_mask", "decode")
+         "attention_mask", "word_ids", "decode")
 #: The tiers of an encoding, each a tuple field of ``Encoded``.
-ENCODING_TIERS = ("ids", "tokens", "spans", "special_mask", "type_ids", "attention_mask")
+ENCODING_TIERS = ("ids", "tokens", "spans", "special_mask", "type_ids", "attention_mask",
+                  "word_ids")
 
 
 @dataclass(frozen=True)

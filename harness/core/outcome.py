@@ -54,8 +54,10 @@ class Encoded:
     tokens: tuple[str, ...]
     spans: tuple[tuple[int, int], ...]
     special_mask: tuple[int, ...]
-    #: The pre-tokenized word of each token (reference only; upstream leaves it empty).
-    #: Not compared: classifiers use it to reason about words.
+    #: The piece of its input each token came from (upstream's ``Encoding.word_ids``: the
+    #: pre-tokenized words and the added tokens found in the text, numbered together;
+    #: None for a template special). A tier where both sides carry it (the ``word_ids``
+    #: capability); left out of ``==``.
     word_ids: tuple[int | None, ...] = field(default=(), compare=False)
     #: The input each token came from (0, or 1 for a pair's second text; None for a
     #: template special). Not compared: predicates use it to find a token's source text.
@@ -64,6 +66,10 @@ class Encoded:
     #: those tiers are skipped and counted, not compared).
     type_ids: tuple[int, ...] = ()
     attention_mask: tuple[int, ...] = ()
+    #: The pre-tokenized word of each model token, None for added tokens and template
+    #: specials (the reference and subjects that give it; upstream leaves it empty). Not
+    #: compared: classifiers use it to reason about the model's words.
+    model_word_ids: tuple[int | None, ...] = field(default=(), compare=False)
 
 
 @dataclass(frozen=True, slots=True)

@@ -194,7 +194,7 @@ def byte_level_spans(enc: Encoded, texts: Sequence[str], document: dict[str, Any
     a space or inserted in front of a word), each read from where our span says it
     starts."""
     reading = _reading(document, plain)
-    if reading is None or not enc.word_ids:
+    if reading is None or not enc.model_word_ids:
         return {}
     reader = _Reader(enc, reading, aligned if document.get("normalizer") is not None
                      else None)
@@ -206,7 +206,7 @@ def byte_level_spans(enc: Encoded, texts: Sequence[str], document: dict[str, Any
         if sequence not in sections:
             sections[sequence] = reader.section(position, text, 0)
         section = sections[sequence]
-        if enc.word_ids[position] is None:
+        if enc.model_word_ids[position] is None:
             if enc.special_mask[position] == 0:  # an added token found in the text
                 sections[sequence] = reader.added(position, text, section)
             position += 1
@@ -241,7 +241,7 @@ class _Reader:
         for i in range(position, len(enc.ids)):
             if _sequence(enc, i) != sequence:
                 break
-            if enc.word_ids[i] is None and enc.special_mask[i] == 0 and (
+            if enc.model_word_ids[i] is None and enc.special_mask[i] == 0 and (
                     self.reading.is_raw(enc.tokens[i])):
                 token_start, token_end = enc.spans[i]
                 if text[token_start:token_end] != enc.tokens[i] or token_start < start:
@@ -311,7 +311,7 @@ class _Reader:
         word and the word's length (the whole word by default)."""
         enc = self.enc
         first = word[0]
-        after_added = first > 0 and enc.word_ids[first - 1] is None and (
+        after_added = first > 0 and enc.model_word_ids[first - 1] is None and (
             enc.special_mask[first - 1] == 0)
         starts: list[int] = [] if section.at is None else [section.at]
         if section.at is None or self.reading.anchored:  # where ours says it starts
@@ -333,12 +333,13 @@ class _Reader:
 
 
 def _word_positions(enc: Encoded, first: int) -> list[int]:
-    key = (enc.sequence_ids[first] if first < len(enc.sequence_ids) else 0, enc.word_ids[first])
+    key = (enc.sequence_ids[first] if first < len(enc.sequence_ids) else 0,
+           enc.model_word_ids[first])
     positions = [first]
     while positions[-1] + 1 < len(enc.ids):
         nxt = positions[-1] + 1
         if (enc.sequence_ids[nxt] if nxt < len(enc.sequence_ids) else 0,
-                enc.word_ids[nxt]) != key:
+                enc.model_word_ids[nxt]) != key:
             break
         positions.append(nxt)
     return positions

@@ -26,7 +26,7 @@ def byte_piece_violations(enc: Encoded, texts: Sequence[str], model: Mapping[str
     word, and its suffix after it if it ends the word) must share one non-empty span
     within the text; when nothing normalizes the text (``plain``), the span holds exactly
     that character. Runs this oracle cannot read as whole symbols are not judged."""
-    if model.get("byte_fallback") is not True or not enc.word_ids:
+    if model.get("byte_fallback") is not True or not enc.model_word_ids:
         return {}
     prefix = model.get("continuing_subword_prefix")
     suffix = model.get("end_of_word_suffix")
@@ -59,7 +59,7 @@ def _words(enc: Encoded) -> list[list[int]]:
     """Positions of each word (consecutive tokens of one word of one sequence)."""
     words: list[list[int]] = []
     key: object = None
-    for i, word in enumerate(enc.word_ids):
+    for i, word in enumerate(enc.model_word_ids):
         if word is None:
             key = None
             continue

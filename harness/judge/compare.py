@@ -2,9 +2,9 @@
 
 Tiers, in order: ``load`` (accepted vs refused/crashed), ``encode`` (encoded vs refused or
 crashed), ``ids``, ``tokens``, ``spans``, ``special_mask``, ``type_ids``,
-``attention_mask``, ``decode``. Every tier of an encoding is compared: one divergence per
-tier that differs, so a class that explains one tier (or, for spans, some positions)
-never hides a difference at another. ``compare`` names the first. A tier either side
+``attention_mask``, ``word_ids``, ``decode``. Every tier of an encoding is compared: one
+divergence per tier that differs, so a class that explains one tier (or, for spans, some
+positions) never hides a difference at another. ``compare`` names the first. A tier either side
 does not expose (an empty field, a capability a subject lacks, or offsets of an upstream
 that has none) is skipped, and the skip is returned so that it can be counted; so is an
 operation the subject declined as not expressible in its format (decision 0040).
@@ -116,7 +116,7 @@ def _compare_encodings(obs: Observation, ref: Encoded, up: Encoded,
 DECLINED = "declined"
 #: Tiers a subject (or a pinned oracle row) may leave empty: compared only when both
 #: sides carry them.
-_OPTIONAL_TIERS = frozenset({"type_ids", "attention_mask"})
+_OPTIONAL_TIERS = frozenset({"type_ids", "attention_mask", "word_ids"})
 #: Tiers upstream itself may not expose (``tokenizers`` 1.x has no offsets and no
 #: special-tokens mask; decision 0035): skipped and counted when upstream's are empty for
 #: a non-empty encoding (0.x always gives one per id).

@@ -76,7 +76,7 @@ def decorated_byte_fallback_spans(ctx: Context, div: Divergence) -> frozenset[in
         not ctx.doc.present("normalizer") and not ctx.doc.present("pre_tokenizer")))
     bad_words = {_word_key(ref, i) for i in wrong}
     return frozenset(i for i in _differing_spans(ref, up)
-                     if i < len(ref.word_ids) and ref.word_ids[i] is not None
+                     if i < len(ref.model_word_ids) and ref.model_word_ids[i] is not None
                      and _word_key(ref, i) in words and _word_key(ref, i) not in bad_words)
 
 
@@ -113,7 +113,7 @@ def _source_text(ref: Encoded, obs: Observation, position: int) -> str:
 def _word_key(ref: Encoded, position: int) -> tuple[int | None, int | None]:
     """A word of one input: (its sequence, its index there)."""
     sequence = ref.sequence_ids[position] if position < len(ref.sequence_ids) else 0
-    return (sequence, ref.word_ids[position])
+    return (sequence, ref.model_word_ids[position])
 
 
 def _words_with_decorated_bytes(ref: Encoded, obs: Observation, prefix: str, suffix: str
@@ -126,7 +126,7 @@ def _words_with_decorated_bytes(ref: Encoded, obs: Observation, prefix: str, suf
     runs: dict[tuple[tuple[int | None, int | None], tuple[int, int], str], bytearray] = {}
     for i, (token, span) in enumerate(zip(ref.tokens, ref.spans, strict=False)):
         value = _token_bytes(token, len(prefix.encode("utf-8")))
-        if value is not None and ref.word_ids[i] is not None:
+        if value is not None and ref.model_word_ids[i] is not None:
             key = (_word_key(ref, i), span, _source_text(ref, obs, i))
             runs.setdefault(key, bytearray()).extend(value)
     return {word for (word, (start, end), text), run in runs.items()
@@ -239,7 +239,7 @@ def unk_byte_fallback_ordering(ctx: Context, div: Divergence) -> frozenset[int]:
     # Our side: the correct order, each word's pieces in the order of their characters.
     starts: dict[tuple[int | None, int | None], int] = {}
     for i, (start, _) in enumerate(ref.spans):
-        if ref.word_ids[i] is not None:
+        if ref.model_word_ids[i] is not None:
             key = _word_key(ref, i)
             if start < starts.get(key, start):
                 return NONE
@@ -267,7 +267,7 @@ def _misorder(ref: Encoded, obs: Observation, unk: str, fuse: bool) -> list[int]
         pending.clear()
 
     for i, (token, span) in enumerate(zip(ref.tokens, ref.spans, strict=False)):
-        word = _word_key(ref, i) if ref.word_ids[i] is not None else None
+        word = _word_key(ref, i) if ref.model_word_ids[i] is not None else None
         text = _source_text(ref, obs, i)
         if word != current_word:
             flush()

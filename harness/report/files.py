@@ -36,7 +36,7 @@ How to read it:
                (per Mongolian run; whole one-run texts with specials), same registry
   coverage     how many comparisons exercised each rule of the byte-fallback decision
 Tiers, in order: load, encode, ids, tokens, spans, special_mask, type_ids, attention_mask,
-decode. Tracks: strict = the subject as users load it; lenient = the same inputs through
+word_ids, decode. Tracks: strict = the subject as users load it; lenient = the same inputs through
 the reference's lenient mode, run only where a strict refusal would otherwise hide them.
 Schema: harness/report/conformance.schema.json (report_version below).
 """

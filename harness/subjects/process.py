@@ -385,7 +385,8 @@ def _encoded(answer: dict[str, Any]) -> Encoded:
                    word_ids=tuple(answer.get("word_ids", ())),
                    sequence_ids=tuple(answer.get("sequence_ids", ())),
                    type_ids=tuple(answer.get("type_ids", ())),
-                   attention_mask=tuple(answer.get("attention_mask", ())))
+                   attention_mask=tuple(answer.get("attention_mask", ())),
+                   model_word_ids=tuple(answer.get("model_word_ids", ())))
 
 
 def _waited(started: float) -> str:

@@ -16,8 +16,8 @@ from ..core.outcome import Crashed, Decoded, Encoded, Refused
 
 #: Every tier a subject may answer (besides load, which every subject answers).
 ALL_CAPABILITIES: Final = frozenset({
-    "ids", "tokens", "spans", "special_mask", "type_ids", "attention_mask", "pairs",
-    "decode",
+    "ids", "tokens", "spans", "special_mask", "type_ids", "attention_mask", "word_ids",
+    "pairs", "decode",
 })
 
 H = TypeVar("H")

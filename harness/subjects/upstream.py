@@ -146,7 +146,7 @@ def encode(handle: Handle, text: str, *, add_special_tokens: bool = True,
         return result
     return Encoded(ids=result.ids, tokens=result.tokens, spans=result.spans,
                    special_mask=result.special_mask, type_ids=result.type_ids,
-                   attention_mask=result.attention_mask)
+                   attention_mask=result.attention_mask, word_ids=result.word_ids)
 
 
 def decode(handle: Handle, ids: Sequence[int], *, skip_special_tokens: bool

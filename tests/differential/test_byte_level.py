@@ -32,6 +32,7 @@ from harness.judge.compare import Divergence
 from harness.judge.predicates import Context, byte_level_trimmed_offsets
 from harness.judge.specification import check_case
 from harness.runs.replay import CaseReplayer
+from harness.subjects.reference import encoded as reference_encoded
 from implementation.byte_level import (
     BYTE_SYMBOLS,
     GPT2_PATTERN,
@@ -375,9 +376,7 @@ def our_tiers(seq: ref.EncodedSequence) -> tuple[list[int], list[str], list[int]
 
 
 def as_encoded(seq: ref.EncodedSequence) -> Encoded:
-    return Encoded(tuple(seq.input_ids), tuple(seq.token_strings), tuple(seq.spans),
-                   tuple(seq.special_tokens_mask), tuple(seq.word_ids),
-                   tuple(seq.sequence_ids), tuple(seq.type_ids), tuple(seq.attention_mask))
+    return reference_encoded(seq)
 
 
 def check_encode(doc: dict[str, Any], text: str, pair: str | None = None,
@@ -396,7 +395,7 @@ def check_encode(doc: dict[str, Any], text: str, pair: str | None = None,
     assert [tuple(o) for o in up.offsets] == expected, (text, pair)
     contract = byte_level_spans(encoded, (text, *([pair] if pair is not None else [])), doc)
     assert all(seq.spans[i] == span for i, span in contract.items()), (text, pair)
-    model_positions = [i for i, w in enumerate(seq.word_ids) if w is not None]
+    model_positions = [i for i, w in enumerate(encoded.model_word_ids) if w is not None]
     assert set(model_positions) <= set(contract), (text, pair)
 
 

@@ -29,6 +29,7 @@ from harness.judge.predicates import Context, byte_level_trimmed_offsets
 from harness.judge.specification import Specification, check_case
 from harness.runs.generated import evaluate
 from harness.runs.replay import CaseReplayer
+from harness.subjects.reference import encoded as reference_encoded
 from implementation.byte_level import BYTE_SYMBOLS, to_symbols
 
 tokenizers = pytest.importorskip("tokenizers")
@@ -70,10 +71,7 @@ def sequence(*steps: JSON) -> JSON:
 
 
 def encoded(doc: JSON, text: str) -> tuple[Encoded, Any]:
-    seq = ref.load_tokenizer(doc).encode_with_spans(text)
-    ours = Encoded(tuple(seq.input_ids), tuple(seq.token_strings), tuple(seq.spans),
-                   tuple(seq.special_tokens_mask), tuple(seq.word_ids),
-                   tuple(seq.sequence_ids), tuple(seq.type_ids), tuple(seq.attention_mask))
+    ours = reference_encoded(ref.load_tokenizer(doc).encode_with_spans(text))
     return ours, tokenizers.Tokenizer.from_str(json.dumps(doc)).encode(text)
 
 
@@ -107,7 +105,7 @@ def test_words_after_removed_text_are_read_where_they_start(name: str, text: str
     doc = document(REMOVING[name])
     ours, contract = judged(doc, text)
     theirs = encoded(doc, text)[1]
-    model = [i for i, word in enumerate(ours.word_ids) if word is not None]
+    model = [i for i, word in enumerate(ours.model_word_ids) if word is not None]
     assert set(model) <= set(contract), (text, ours.tokens)
     assert all(contract[i] == tuple(theirs.offsets[i]) == ours.spans[i] for i in contract)
 
@@ -138,7 +136,7 @@ def test_normalized_words_are_read_on_upstreams_alignment(name: str, text: str,
     ours, contract = judged(doc, text)
     theirs = encoded(doc, text)[1]
     assert all(contract[i] == tuple(theirs.offsets[i]) == ours.spans[i] for i in contract)
-    model = {i for i, word in enumerate(ours.word_ids) if word is not None}
+    model = {i for i, word in enumerate(ours.model_word_ids) if word is not None}
     if not (normalized_x and "<x>" in text):
         assert model <= set(contract), (text, ours.tokens, contract)
 

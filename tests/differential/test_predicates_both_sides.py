@@ -120,7 +120,7 @@ def _reversed_words(div: Divergence) -> Divergence:
     return _with_reference(div, Encoded(
         pick(ref.ids), pick(ref.tokens), pick(ref.spans), pick(ref.special_mask),
         pick(ref.word_ids), pick(ref.sequence_ids), pick(ref.type_ids),
-        pick(ref.attention_mask)))
+        pick(ref.attention_mask), pick(ref.model_word_ids)))
 
 
 def _short_space_runs(div: Divergence) -> Divergence:

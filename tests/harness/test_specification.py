@@ -178,7 +178,7 @@ def _encoded(tokens: list[str], spans: list[tuple[int, int]]) -> Encoded:
     n = len(tokens)
     return Encoded(tuple(range(n)), tuple(tokens), tuple(spans), (0,) * n,
                    word_ids=(0,) * n, sequence_ids=(0,) * n, type_ids=(0,) * n,
-                   attention_mask=(1,) * n)
+                   attention_mask=(1,) * n, model_word_ids=(0,) * n)
 
 
 def test_byte_pieces_of_a_decorated_symbol_share_its_span() -> None:

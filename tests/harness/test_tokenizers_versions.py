@@ -185,7 +185,9 @@ def test_tiers_a_subject_lacks_are_skipped_and_counted() -> None:
                               ours, theirs)
     tiers = generations.generation_of(fake_module()).tiers
     judged = judge_tiers(observation, tiers)
-    assert judged.divergence is None and set(judged.skipped) == {"spans", "special_mask"}
+    # Word ids: no generation's answer carries them (only the pinned upstream reads them).
+    assert judged.divergence is None and set(judged.skipped) == {"spans", "special_mask",
+                                                                 "word_ids"}
     # A subject answering no spans without leaving them out of its capabilities is a
     # divergence at the spans: only upstream's missing offsets (1.x as the pinned
     # version, decision 0035) are skipped without being declared.

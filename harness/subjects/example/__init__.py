@@ -20,7 +20,7 @@ import implementation as ref
 #: The registry's name of this subject (``harness.subjects.registry``).
 NAME: Final = "example"
 CAPABILITIES = ["ids", "tokens", "spans", "special_mask", "type_ids", "attention_mask",
-                "pairs", "decode"]
+                "word_ids", "pairs", "decode"]
 
 
 class Subject:
@@ -48,7 +48,9 @@ class Subject:
                     "special_tokens_mask": list(seq.special_tokens_mask),
                     "type_ids": list(seq.type_ids),
                     "attention_mask": list(seq.attention_mask),
-                    "word_ids": list(seq.word_ids), "sequence_ids": list(seq.sequence_ids)}
+                    "word_ids": list(seq.word_ids), "sequence_ids": list(seq.sequence_ids),
+                    "model_word_ids": [t.metadata.get("word") if t.track == "bpe" else None
+                                       for t in seq.tokens]}
         if op == "decode":
             return {"text": tokenizer.decode(request["ids"],
                                              skip_special_tokens=request["skip_special_tokens"])}

@@ -41,7 +41,13 @@ def encoded(seq: ref.EncodedSequence) -> Encoded:
         sequence_ids=tuple(seq.sequence_ids),
         type_ids=tuple(seq.type_ids),
         attention_mask=tuple(seq.attention_mask),
+        model_word_ids=model_word_ids(seq),
     )
+
+
+def model_word_ids(seq: ref.EncodedSequence) -> tuple[int | None, ...]:
+    """The word of each model token of ``seq``; None for added and synthetic tokens."""
+    return tuple(t.metadata.get("word") if t.track == "bpe" else None for t in seq.tokens)
 
 
 class ReferenceSubject:

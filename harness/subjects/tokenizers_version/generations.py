@@ -34,6 +34,8 @@ class Answer:
     special_mask: tuple[int, ...] = ()
     type_ids: tuple[int, ...] = ()
     attention_mask: tuple[int, ...] = ()
+    #: 0.x's ``Encoding.word_ids`` (empty under 1.x: not read there).
+    word_ids: tuple[int | None, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -80,7 +82,8 @@ class Generation:
                 spans=tuple((int(s), int(e)) for s, e in result.offsets),
                 special_mask=tuple(int(m) for m in result.special_tokens_mask),
                 type_ids=tuple(int(t) for t in result.type_ids),
-                attention_mask=tuple(int(m) for m in result.attention_mask))
+                attention_mask=tuple(int(m) for m in result.attention_mask),
+                word_ids=tuple(None if w is None else int(w) for w in result.word_ids))
         given: str | tuple[str, str] = text if pair is None else (text, pair)
         result = tokenizer.encode(given, add_special_tokens=add_special_tokens)
         ids = [int(i) for i in result.ids]
