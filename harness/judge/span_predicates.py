@@ -228,20 +228,36 @@ def _spelled_in_place(ctx: Context) -> bool:
 
 
 def _spells(ctx: Context, token: str, source: str) -> bool:
-    """``token`` is ``source``'s characters, with the model's decoration (a continuing
-    prefix before, an end-of-word suffix after) or without; a byte piece (its span is the
-    specification oracle's) and the unknown token are taken as they come."""
+    """``source`` holds ``token``'s characters in order (the model's decoration, the space and
+    its U+2581 stand-in aside), and every other character of it is one the lenient reference
+    may drop (our spans keep a dropped character's coordinates inside a token's). A byte
+    piece (its span is the specification oracle's) and the unknown token pass as they are."""
     if token == ctx.doc.unk_token or _BYTE_PIECE.match(token):
         return True
     prefix, suffix = ctx.doc.continuing_subword_prefix, ctx.doc.end_of_word_suffix
-    heads = ("", prefix) if isinstance(prefix, str) and prefix else ("",)
-    tails = ("", suffix) if isinstance(suffix, str) and suffix else ("",)
-    # A dropped character stays inside our span (its coordinates are kept): spelled without.
-    kept = "".join(ch for ch in source if not _always_dropped(ctx, ch))
-    bare = _without_spaces(token)
-    return any(bare in (_without_spaces(f"{head}{source}{tail}"),
-                        _without_spaces(f"{head}{kept}{tail}"))
-               for head in heads for tail in tails)
+    wanted = token
+    for decoration in (prefix, suffix):
+        if isinstance(decoration, str) and decoration:
+            wanted = wanted.replace(decoration, "")
+    wanted = _without_spaces(wanted)
+    k = 0
+    for ch in _without_spaces(source):
+        if k < len(wanted) and ch == wanted[k]:
+            k += 1
+        elif not _may_be_dropped(ctx, ch):
+            return False
+    return k == len(wanted)
+
+
+def _may_be_dropped(ctx: Context, ch: str) -> bool:
+    """Some decorated form of ``ch`` is neither a piece nor covered by byte pieces."""
+    prefix, suffix = ctx.doc.continuing_subword_prefix, ctx.doc.end_of_word_suffix
+    heads = ("", prefix) if isinstance(prefix, str) else ("",)
+    tails = ("", suffix) if isinstance(suffix, str) else ("",)
+    vocab = ctx.doc.vocab
+    return not all(form in vocab or (ctx.doc.byte_fallback and all(
+        f"<0x{b:02X}>" in vocab for b in form.encode("utf-8", "surrogatepass")))
+        for form in (f"{head}{ch}{tail}" for head in heads for tail in tails))
 
 
 def _without_spaces(text: str) -> str:
