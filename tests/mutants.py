@@ -183,6 +183,43 @@ def ordering_bug_reproduced(self: Any, word: str) -> tuple[list[int], list[int],
     return ids, starts, ends
 
 
+#: The reference's own symbol stream, for mutants that change it only in one region.
+_WORD_SYMBOLS = bpe.BpeModel._word_symbols
+
+
+def fused_across_byte_pieces(self: Any, word: str) -> tuple[list[int], list[int], list[int]]:
+    """``fuse_unk`` fusing an unknown with the next one across byte pieces between them
+    (bf-fact-6-no-fuse): the stream stays in text order, the fused unknown's span grows
+    over the pieces. Upstream's misordering of the right stream gives the same tokens, so
+    only a proof of our unknowns, token by token, tells it (issue 26, item 4)."""
+    if not (self.fuse_unk and self.byte_fallback and self.unk_token is not None):
+        return _WORD_SYMBOLS(self, word)
+    ids: list[int] = []
+    starts: list[int] = []
+    ends: list[int] = []
+    last_unknown: int | None = None  # index of the unknown a later one may fuse into
+    prefix, suffix, last = self.continuing_subword_prefix, self.end_of_word_suffix, len(word) - 1
+    for k, ch in enumerate(word):
+        symbol = prefix + ch if k > 0 and prefix is not None else ch
+        symbol = symbol + suffix if k == last and suffix is not None else symbol
+        pieces = self._resolve(symbol)
+        if pieces is not None:
+            if self._vocab.get(symbol) is not None:
+                last_unknown = None  # a vocabulary symbol ends the run; byte pieces do not
+            ids.extend(pieces)
+            starts.extend([k] * len(pieces))
+            ends.extend([k + 1] * len(pieces))
+        elif self.unk_token is not None:
+            if last_unknown is not None and self.fuse_unk:
+                ends[last_unknown] = k + 1
+            else:
+                last_unknown = len(ids)
+                ids.append(self._unk_id())
+                starts.append(k)
+                ends.append(k + 1)
+    return ids, starts, ends
+
+
 def fuse_unk_ignored(mp: pytest.MonkeyPatch) -> None:
     """``fuse_unk: true`` read but never applied."""
     original = bpe.BpeModel.__init__
@@ -558,6 +595,10 @@ MUTANTS: tuple[Mutant, ...] = (
            lambda mp: mp.setattr(bpe.BpeModel, "_word_symbols", ordering_bug_reproduced),
            {"byte_alphabet": "sparse", "byte_fallback": True}),
     Mutant("fuse_unk ignored", "bpe", fuse_unk_ignored, {"fuse_unk": True, "unk": "present"}),
+    Mutant("fuse_unk fusing across byte pieces", "bpe",
+           lambda mp: mp.setattr(bpe.BpeModel, "_word_symbols", fused_across_byte_pieces),
+           {"byte_alphabet": "sparse", "byte_fallback": True, "fuse_unk": True,
+            "unk": "present"}),
     Mutant("ignore_merges ignored", "bpe", ignore_merges_ignored, {"ignore_merges": True}),
     Mutant("lower-case byte spelling accepted", "bpe", lowercase_accepted),
     Mutant("incomplete byte alphabet accepted", "bpe_loader", incomplete_alphabet_accepted,

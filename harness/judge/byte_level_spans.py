@@ -267,7 +267,9 @@ class _Reader:
         start, end = self.enc.spans[position]
         if self.aligned is None:  # the text itself: the token covers its own slice
             at = None if section is None else section.at
-            fits = at in (start, None) and text[start:end] == token
+            # At the cursor or past it: a character the lenient reference drops before the
+            # token leaves no trace in the cursor.
+            fits = (at is None or at <= start) and text[start:end] == token
             if section is not None:
                 section.at = end if fits else None
             if fits:

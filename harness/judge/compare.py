@@ -4,10 +4,11 @@ Tiers, in order: ``load`` (accepted vs refused/crashed), ``encode`` (encoded vs 
 crashed), ``ids``, ``tokens``, ``spans``, ``special_mask``, ``type_ids``,
 ``attention_mask``, ``word_ids``, ``decode``. Every tier of an encoding is compared: one
 divergence per tier that differs, so a class that explains one tier (or, for spans, some
-positions) never hides a difference at another. ``compare`` names the first. A tier either side
-does not expose (an empty field, a capability a subject lacks, or offsets of an upstream
-that has none) is skipped, and the skip is returned so that it can be counted; so is an
-operation the subject declined as not expressible in its format (decision 0040).
+positions) never hides a difference at another. ``compare`` names the first. A tier either
+side does not expose (an empty field, a capability a subject lacks, or offsets of an
+upstream that has none) is skipped, and so are the word ids of two streams of other ids;
+the skip is returned so that it can be counted; so is an operation the subject declined
+as not expressible in its format (decision 0040).
 """
 
 from __future__ import annotations
@@ -103,8 +104,9 @@ def _compare_encodings(obs: Observation, ref: Encoded, up: Encoded,
         mine, theirs = getattr(ref, tier), getattr(up, tier)
         exposed = capabilities is None or tier in capabilities
         upstream_lacks = tier in _UPSTREAM_MAY_LACK and not theirs and bool(up.ids)
-        if not exposed or upstream_lacks or ((not mine or not theirs) and mine != theirs
-                                             and tier in _OPTIONAL_TIERS):
+        other_stream = tier in _OF_THE_STREAM and ref.ids != up.ids
+        if not exposed or upstream_lacks or other_stream or (
+                (not mine or not theirs) and mine != theirs and tier in _OPTIONAL_TIERS):
             skipped.append(tier)
             continue
         if mine != theirs:
@@ -117,6 +119,10 @@ DECLINED = "declined"
 #: Tiers a subject (or a pinned oracle row) may leave empty: compared only when both
 #: sides carry them.
 _OPTIONAL_TIERS = frozenset({"type_ids", "attention_mask", "word_ids"})
+#: Tiers that say something of each token of the stream (its word): of two streams of
+#: other ids they are not comparable position by position (the ids tier holds the
+#: divergence), so they are skipped and counted there.
+_OF_THE_STREAM = frozenset({"word_ids"})
 #: Tiers upstream itself may not expose (``tokenizers`` 1.x has no offsets and no
 #: special-tokens mask; decision 0035): skipped and counted when upstream's are empty for
 #: a non-empty encoding (0.x always gives one per id).

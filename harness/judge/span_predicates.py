@@ -8,6 +8,7 @@ from typing import Any
 
 from ..core.observation import Observation
 from ..core.outcome import Encoded
+from ..documents.view import Component
 from .byte_level_spans import byte_level_spans, trimming_steps, upstream_trimmed_spans
 from .byte_pieces import byte_piece_violations
 from .compare import Divergence
@@ -110,6 +111,11 @@ def _source_text(ref: Encoded, obs: Observation, position: int) -> str:
     return obs.input if isinstance(obs.input, str) else ""
 
 
+def _in_pair(ref: Encoded, position: int) -> bool:
+    """The token came from the pair's second text (as ``_source_text`` reads it)."""
+    return position < len(ref.sequence_ids) and ref.sequence_ids[position] == 1
+
+
 def _word_key(ref: Encoded, position: int) -> tuple[int | None, int | None]:
     """A word of one input: (its sequence, its index there)."""
     sequence = ref.sequence_ids[position] if position < len(ref.sequence_ids) else 0
@@ -190,13 +196,85 @@ def dropped_character_offsets(ctx: Context, div: Divergence) -> frozenset[int]:
                for word in ctx.replay.words("lenient", ctx.json, text)):
         return NONE
     ref, up = pair
+    plain = _spelled_in_place(ctx)
     return frozenset(
         i for i in _differing_spans(ref, up)
         if i < min(len(ref.spans), len(up.spans))
         and up.spans[i][0] <= ref.spans[i][0] and up.spans[i][1] <= ref.spans[i][1]
-        # Our side: the true span, inside the text it came from.
+        # Our side: the true span, inside the text it came from, and on a document whose
+        # words are the text's own characters, the characters the token spells.
         and 0 <= ref.spans[i][0] <= ref.spans[i][1] <= len(_source_text(ref, obs, i))
+        and (not plain or _spells(ctx, ref.tokens[i],
+                                  _source_text(ref, obs, i)[ref.spans[i][0]:ref.spans[i][1]]))
     )
+
+
+#: Steps after which a word's characters are still the text's, but for the space and its
+#: U+2581 stand-in (Llama's normalizer, Metaspace): spelling is then checked without either.
+_SPACE_ONLY_STEPS = frozenset({"Prepend", "Replace", "Metaspace"})
+
+
+def _spelled_in_place(ctx: Context) -> bool:
+    """A token's characters are its span's, the space and U+2581 aside: no normalizer or
+    pre-tokenizer, or only Prepend, Replace of the space and Metaspace steps."""
+    names: tuple[Component, ...] = ("normalizer", "pre_tokenizer")
+    for name in names:
+        for step in ctx.doc.steps(name):
+            if step is None or step.get("type") not in _SPACE_ONLY_STEPS:
+                return False
+            if step.get("type") == "Replace" and step.get("pattern") != {"String": " "}:
+                return False
+    return True
+
+
+def _spells(ctx: Context, token: str, source: str) -> bool:
+    """``source`` holds ``token``'s characters in order (the model's decoration, the space and
+    its U+2581 stand-in aside), and every other character of it is one the lenient reference
+    may drop (our spans keep a dropped character's coordinates inside a token's). A byte
+    piece (its span is the specification oracle's) and the unknown token pass as they are."""
+    if token == ctx.doc.unk_token or _BYTE_PIECE.match(token):
+        return True
+    prefix, suffix = ctx.doc.continuing_subword_prefix, ctx.doc.end_of_word_suffix
+    wanted = token
+    for decoration in (prefix, suffix):
+        if isinstance(decoration, str) and decoration:
+            wanted = wanted.replace(decoration, "")
+    wanted = _without_spaces(wanted)
+    k = 0
+    for ch in _without_spaces(source):
+        if k < len(wanted) and ch == wanted[k]:
+            k += 1
+        elif not _may_be_dropped(ctx, ch):
+            return False
+    return k == len(wanted)
+
+
+def _may_be_dropped(ctx: Context, ch: str) -> bool:
+    """Some decorated form of ``ch`` is neither a piece nor covered by byte pieces."""
+    prefix, suffix = ctx.doc.continuing_subword_prefix, ctx.doc.end_of_word_suffix
+    heads = ("", prefix) if isinstance(prefix, str) else ("",)
+    tails = ("", suffix) if isinstance(suffix, str) else ("",)
+    vocab = ctx.doc.vocab
+    return not all(form in vocab or (ctx.doc.byte_fallback and all(
+        f"<0x{b:02X}>" in vocab for b in form.encode("utf-8", "surrogatepass")))
+        for form in (f"{head}{ch}{tail}" for head in heads for tail in tails))
+
+
+def _without_spaces(text: str) -> str:
+    return text.replace(" ", "").replace("\u2581", "")
+
+
+def _always_dropped(ctx: Context, ch: str) -> bool:
+    """No decorated form of ``ch`` is a piece or has all its byte pieces."""
+    prefix, suffix = ctx.doc.continuing_subword_prefix, ctx.doc.end_of_word_suffix
+    forms = {ch, *((f"{prefix}{ch}",) if isinstance(prefix, str) else ()),
+             *((f"{ch}{suffix}",) if isinstance(suffix, str) else ()),
+             *((f"{prefix}{ch}{suffix}",) if isinstance(prefix, str) and isinstance(suffix, str)
+               else ())}
+    vocab = ctx.doc.vocab
+    return not any(form in vocab or (ctx.doc.byte_fallback and all(
+        f"<0x{b:02X}>" in vocab for b in form.encode("utf-8", "surrogatepass")))
+        for form in forms)
 
 
 def _drops_a_symbol(ctx: Context, word: str) -> bool:
@@ -233,6 +311,9 @@ def unk_byte_fallback_ordering(ctx: Context, div: Divergence) -> frozenset[int]:
     if [ref.ids[i] for i in order] != list(up.ids) or [
             ref.tokens[i] for i in order] != list(up.tokens):
         return NONE
+    # Our side, token by token: the unknowns are exactly the ones our rule makes.
+    if not _unknowns_as_our_rule_makes_them(ctx, ref, div.observation, unk):
+        return NONE
     if div.tier in _MASK_TIERS:  # upstream's masks are ours, in upstream's order
         mine = getattr(ref, div.tier)
         return _yes([mine[i] for i in order] == list(getattr(up, div.tier)))
@@ -248,6 +329,75 @@ def unk_byte_fallback_ordering(ctx: Context, div: Divergence) -> frozenset[int]:
 
 
 _MASK_TIERS = ("special_mask", "type_ids", "attention_mask")
+
+
+def _unknowns_as_our_rule_makes_them(ctx: Context, ref: Encoded, obs: Observation,
+                                     unk: str) -> bool:
+    """Our unknown tokens, text by text and in order, are the ones the founding rule makes
+    from the document alone (``docs/spec/byte-fallback.md`` bf-fact-6-no-fuse): a symbol
+    that is neither a vocabulary entry nor covered by byte pieces becomes one unknown, and
+    with ``fuse_unk`` only directly neighbouring unknown symbols of one word fuse (never
+    across a vocabulary symbol or byte pieces). On a document with no normalizer and no
+    pre-tokenizer each unknown must also span exactly its characters; otherwise their
+    number is checked (the characters of a word are then not the text's). Each unknown has
+    the unknown token's id. Where a merge has the unknown token as a part, our unknowns may
+    merge away, and only the misordering proves our stream (the check passes)."""
+    if _merges_touch(ctx.doc.merges, unk):
+        return True
+    unk_id = ctx.doc.vocab.get(unk)
+    plain = not ctx.doc.present("normalizer") and not ctx.doc.present("pre_tokenizer")
+    second = obs.option("pair")
+    texts = [obs.input if isinstance(obs.input, str) else "",
+             *([second] if isinstance(second, str) else [])]
+    for sequence, text in enumerate(texts):
+        expected = [run for word in ctx.replay.words("lenient", ctx.json, text)
+                    for run in _unknown_runs(ctx, word)]
+        mine: list[str] = []
+        for i, token in enumerate(ref.tokens):
+            if token != unk or ref.model_word_ids[i] is None or _in_pair(ref, i) != (sequence == 1):
+                continue
+            if ref.ids[i] != unk_id:
+                return False
+            start, end = ref.spans[i]
+            if not 0 <= start < end <= len(text):
+                return False  # an unknown covers a character at least, inside its text
+            mine.append(text[start:end])
+        if len(mine) != len(expected) or (plain and mine != expected):
+            return False
+    return True
+
+
+def _unknown_runs(ctx: Context, word: str) -> list[str]:
+    """The characters each unknown token of ``word`` covers under our rule."""
+    prefix = ctx.doc.continuing_subword_prefix
+    suffix = ctx.doc.end_of_word_suffix
+    vocab, fuse, byte_fallback = ctx.doc.vocab, ctx.doc.fuse_unk, ctx.doc.byte_fallback
+    runs: list[str] = []
+    open_run = False
+    last = len(word) - 1
+    for k, ch in enumerate(word):
+        symbol = f"{prefix}{ch}" if k > 0 and isinstance(prefix, str) else ch
+        symbol = f"{symbol}{suffix}" if k == last and isinstance(suffix, str) else symbol
+        if symbol in vocab or (byte_fallback and all(
+                f"<0x{b:02X}>" in vocab for b in symbol.encode("utf-8", "surrogatepass"))):
+            open_run = False
+        elif open_run and fuse:
+            runs[-1] += ch
+        else:
+            runs.append(ch)
+            open_run = True
+    return runs
+
+
+def _merges_touch(merges: Any, token: str) -> bool:
+    """Some merge (a pair or an ``"a b"`` string) has ``token`` as a part."""
+    if not isinstance(merges, list):
+        return False
+    for merge in merges:
+        parts = merge.split(" ") if isinstance(merge, str) else merge
+        if isinstance(parts, list) and token in parts:
+            return True
+    return False
 
 
 def _misorder(ref: Encoded, obs: Observation, unk: str, fuse: bool) -> list[int] | None:

@@ -167,14 +167,26 @@ def decoder_shape_path(decoder: Any) -> str | None:
 
 # -- decode ---------------------------------------------------------------------------------
 def known_ids(document: dict[str, Any]) -> set[int]:
-    """Every id that names a token: the vocabulary's and the added tokens' (an entry with an
-    empty content names none: upstream and the reference skip it)."""
+    """Every id that names a token: the vocabulary's and the added tokens'. An added token
+    takes the id upstream gives it, not the one its entry writes: its vocabulary string's,
+    else the next after the vocabulary's size in the order of the list (a content listed
+    twice keeps its first id; an entry with an empty content names none)."""
     doc = DocumentView(document)
-    ids = {v for v in doc.vocab.values() if isinstance(v, int)}
+    vocab = doc.vocab
+    ids = {v for v in vocab.values() if isinstance(v, int)}
+    assigned: dict[str, int] = {}
+    next_id = len(vocab)
     for entry in doc.added_tokens:
-        if isinstance(entry.get("id"), int) and entry.get("content") != "":
-            ids.add(entry["id"])
-    return ids
+        content = entry.get("content")
+        if not isinstance(content, str) or not content or content in assigned:
+            continue
+        model_id = vocab.get(content)
+        if isinstance(model_id, int):
+            assigned[content] = model_id
+        else:
+            assigned[content] = next_id
+            next_id += 1
+    return ids | set(assigned.values())
 
 
 def without_metaspace(decoder: Any) -> tuple[Any, bool]:

@@ -170,6 +170,39 @@ def _component_probes() -> list[Case]:
             Case(chain), *incoherent]
 
 
+#: Texts of the unknown/byte region: runs of unknowns (``Y``, the space, ``€``) with
+#: byte-resolved symbols (``X``, ``é``) before, between and after them, and vocabulary
+#: symbols (``a``, ``b``) around.
+UNKNOWN_TEXTS: Final = ("aYXYYb", "YXY XYYX", "YYXYY", "\u00e9Y\u00e9XY\u00e9",
+                        "XaYXbY\u20ac", "Y")
+
+
+def _unknown_region_probes() -> list[Case]:
+    """The lenient track's unknown/byte region (decision 0001, bf-fact-6-no-fuse and the
+    ordering bug): ``<unk>`` and a sparse byte alphabet (``X`` = 0x58, ``é`` = C3 A9), with
+    ``fuse_unk`` off and on, bare, decorated with ``##`` (its ``#`` a byte piece too) and in
+    Llama's shape (Prepend and Replace normalizers). Upstream misorders each; the class's
+    predicate proves our unknowns token by token."""
+    pieces = {f"<0x{b:02X}>": b for b in (0x23, 0x58, 0xA9, 0xC3)}
+    cases = []
+    for fuse in (False, True):
+        for shape in ("bare", "prefix", "llama"):
+            vocab = {"<unk>": 300, **pieces, "a": 301, "b": 302, "ab": 303, "\u2581": 304}
+            document = _base()
+            document["model"] = {**document["model"], "unk_token": "<unk>", "fuse_unk": fuse,
+                                 "byte_fallback": True, "vocab": vocab, "merges": [["a", "b"]]}
+            if shape == "prefix":
+                vocab.update({"##a": 305, "##b": 306})
+                document["model"]["continuing_subword_prefix"] = "##"
+                document["model"]["merges"] = [["a", "##b"]]
+            if shape == "llama":
+                document["normalizer"] = {"type": "Sequence", "normalizers": [
+                    {"type": "Prepend", "prepend": "\u2581"},
+                    {"type": "Replace", "pattern": {"String": " "}, "content": "\u2581"}]}
+            cases.append(Case(document, texts=UNKNOWN_TEXTS))
+    return cases
+
+
 def declared_cases() -> list[Case]:
     """Every declared probe, one case each, in the tables' order."""
     read = [Case(_base(regex_split("|".join(ONIGURUMA_READ))), texts=TEXTS),
@@ -193,4 +226,4 @@ def declared_cases() -> list[Case]:
                 for source in (*REPLACE_PROBES, *REGEX_REFUSED)]
     malformed = [Case(malformation.apply(_base()), texts=TEXTS[:1])
                  for _, malformation in sorted(MALFORMATIONS.items())]
-    return read + refused + malformed + _component_probes()
+    return read + refused + malformed + _component_probes() + _unknown_region_probes()

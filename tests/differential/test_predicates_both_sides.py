@@ -218,3 +218,69 @@ def test_two_classes_explain_one_divergence_together() -> None:
     decode = [v for v in judgement.verdicts if v.divergence.observation.operation == "decode"]
     assert decode and not [v for v in judgement.verdicts if v.is_failure]
     assert {v.classes for v in decode} == {("strict-decode-unknown-id", "strip-decoder-panic")}
+
+
+def _unknowns_case(fuse: bool) -> Case:
+    """`<unk>`, one byte piece (`X` is 0x58) and two letters: `Y` is uncovered."""
+    return Case({
+        "version": "1.0", "truncation": None, "padding": None, "added_tokens": [],
+        "normalizer": None, "pre_tokenizer": None, "post_processor": None, "decoder": None,
+        "model": {"type": "BPE", "dropout": None, "unk_token": "<unk>",
+                  "continuing_subword_prefix": None, "end_of_word_suffix": None,
+                  "fuse_unk": fuse, "byte_fallback": True, "ignore_merges": False,
+                  "vocab": {"<unk>": 0, "<0x58>": 1, "a": 2, "b": 3}, "merges": []}},
+        texts=("aYXYYb",))
+
+
+def _ordering_divergences(case: Case) -> list[Divergence]:
+    _, judgement = evaluate(case)
+    assert not [v for v in judgement.verdicts if v.is_failure]
+    found = [v.divergence for v in judgement.verdicts
+             if "unk-byte-fallback-ordering" in v.classes]
+    assert {d.tier for d in found} >= {"ids", "tokens"}
+    return found
+
+
+def _stream(div: Divergence, tokens: list[str], spans: list[tuple[int, int]]) -> Divergence:
+    """Our side replaced by another stream of the same one word."""
+    ids = {"<unk>": 0, "<0x58>": 1, "a": 2, "b": 3}
+    n = len(tokens)
+    return _with_reference(div, Encoded(
+        tuple(ids[t] for t in tokens), tuple(tokens), tuple(spans), (0,) * n, (0,) * n,
+        (0,) * n, (0,) * n, (1,) * n, (0,) * n))
+
+
+@pytest.mark.parametrize(("fuse", "tokens", "spans"), [
+    # fuse_unk fusing across the byte piece (upstream's misordering of it is upstream's stream)
+    (True, ["a", "<unk>", "<0x58>", "b"], [(0, 1), (1, 5), (2, 3), (5, 6)]),
+    # the fused unknown one character short
+    (True, ["a", "<unk>", "<0x58>", "<unk>", "b"], [(0, 1), (1, 2), (2, 3), (3, 4), (5, 6)]),
+    # fuse_unk off, yet the last two unknowns as one token's span... and a third one
+    (False, ["a", "<unk>", "<0x58>", "<unk>", "<unk>", "b"],
+     [(0, 1), (1, 2), (2, 3), (3, 5), (4, 5), (5, 6)]),
+])
+def test_the_ordering_class_proves_our_unknowns_token_by_token(
+        fuse: bool, tokens: list[str], spans: list[tuple[int, int]]) -> None:
+    """The misordering replayed on our stream equals upstream's for each wrong stream here,
+    and every word's pieces are in text order: only the unknowns our rule makes from the
+    document (bf-fact-6-no-fuse: fusing never crosses byte pieces; each unknown spans its
+    characters) tell them from ours."""
+    case = _unknowns_case(fuse)
+    for div in _ordering_divergences(case):
+        assert _explains("unk-byte-fallback-ordering", case, div), div.tier
+        assert not _explains("unk-byte-fallback-ordering", case, _stream(div, tokens, spans)), \
+            div.tier
+
+
+def test_the_dropped_character_class_proves_our_spans_spell_the_tokens() -> None:
+    """A span one character too long stays inside the text and right of upstream's (what the
+    class asked before): only the characters it covers, which no longer spell the token,
+    tell it from ours."""
+    case, div = _witness("dropped-character-offsets")
+    ref = div.observation.subject
+    assert isinstance(ref, Encoded) and _explains("dropped-character-offsets", case, div)
+    text = div.observation.input
+    assert isinstance(text, str) and ref.spans[0][1] < len(text)
+    longer = ((ref.spans[0][0], ref.spans[0][1] + 1), *ref.spans[1:])
+    wrong = _with_reference(div, dataclasses.replace(ref, spans=longer))
+    assert 0 not in _explains("dropped-character-offsets", case, wrong)

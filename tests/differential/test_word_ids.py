@@ -102,3 +102,14 @@ def _renumbered(words: tuple[int | None, ...], sequences: tuple[int | None, ...]
         counted = sum(1 for key in seen if key[0] == sequence)
         out.append(seen.setdefault((sequence, word), counted))
     return out
+
+
+def test_word_ids_of_two_streams_of_other_ids_are_skipped() -> None:
+    """Where the ids differ (a class explains them, or they fail), the word ids of the two
+    streams say nothing position by position: skipped and counted, never a divergence."""
+    ours = Encoded((1, 2, 1), ("u", "x", "u"), ((0, 1), (1, 2), (2, 3)), (0, 0, 0),
+                   word_ids=(0, 0, 0))
+    theirs = Encoded((2, 1), ("x", "u"), ((1, 2), (2, 3)), (0, 0), word_ids=(0, 0))
+    judged = judge_tiers(Observation("lenient", "encode", "yxy", (), ours, theirs))
+    assert "word_ids" in judged.skipped
+    assert [d.tier for d in judged.divergences] == ["ids", "tokens", "spans", "special_mask"]
