@@ -339,7 +339,8 @@ FRAGMENT: Final[Mapping[str, int]] = {
 #: Unicode normalizers, Split patterns and ByteLevel are sensitive to).
 STRESS: Final[Mapping[str, int]] = {
     "composition": 12, "compatibility": 12, "case": 12, "unicode-space": 10, "digits": 10,
-    "punctuation": 10, "crlf": 8, "contraction": 10, "emoji": 8, "cjk": 8,
+    "punctuation": 10, "crlf": 8, "contraction": 10, "emoji": 8, "cjk": 8, "hangul": 8,
+    "after-unicode-9": 6,
 }
 #: Per thousand: a text also carries one arbitrary Unicode scalar value (``st.characters``).
 WILD_CHARACTER: Final = 150
