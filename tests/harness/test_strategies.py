@@ -205,8 +205,6 @@ REQUIRED_SHARES: dict[str, float] = {
     "text:composition": 5, "text:compatibility": 5, "text:case": 5, "text:unicode-space": 5,
     "text:digits": 5, "text:punctuation": 5, "text:crlf": 5, "text:contraction": 3,
     "text:emoji": 5, "text:cjk": 4,
-    # (hangul counts a text with U+AC00, which alphabets hold too; after-unicode-9 measured 5.5)
-    "text:hangul": 5, "text:after-unicode-9": 2,
 }
 
 
