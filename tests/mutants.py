@@ -22,6 +22,7 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
+from functools import cache, lru_cache
 from typing import Any
 
 import pytest
@@ -46,7 +47,9 @@ from implementation import (
     pre_tokenizers,
     split,
     tokenizer,
+    unicode_forms,
 )
+from implementation.unicode_tables import NORMALIZATION_INERT
 
 Patch = Callable[[pytest.MonkeyPatch], None]
 
@@ -580,6 +583,28 @@ def model_tokens_by_identity(mp: pytest.MonkeyPatch) -> None:
     rewritten(encoding, "model_tokens", "if not len(ids) == len(values)",
               "if not len(ids) is len(values)")(mp)
     mp.setattr(tokenizer, "model_tokens", encoding.model_tokens)
+def unicode_data_changed(**constants: Any) -> Patch:
+    """Module constants of ``unicode_forms`` replaced (a campaign mutant of a Hangul base
+    or count, or of the inert set), its two caches started afresh: the entries they hold
+    were computed with the right constants."""
+
+    def patch(mp: pytest.MonkeyPatch) -> None:
+        for name, value in constants.items():
+            mp.setattr(unicode_forms, name, value)
+        mp.setattr(unicode_forms, "full_decomposition", lru_cache(maxsize=1 << 16)(
+            inspect.unwrap(unicode_forms.full_decomposition)))
+        mp.setattr(unicode_forms, "_composition_table",
+                   cache(inspect.unwrap(unicode_forms._composition_table)))
+
+    return patch
+
+
+def _hangul_compose(old: str, new: str) -> Patch:
+    return rewritten(unicode_forms, "compose", old, new)
+
+
+#: The test of ``compose`` that a syllable is an LV one and the next character a T.
+_LV_T = "(_S_BASE <= a < _S_BASE + _S_COUNT and (a - _S_BASE) % _T_COUNT == 0"
 
 
 MUTANTS: tuple[Mutant, ...] = (
@@ -742,6 +767,49 @@ MUTANTS: tuple[Mutant, ...] = (
     Mutant("a range's original end read at end & 1", "alignment",
            rewritten(alignment.NormalizedText, "original_span", "self.alignments[end - 1][1]",
                      "self.alignments[end & 1][1]"), {}, 20),
+    # Campaign survivors of unicode_forms the declared Unicode-form probes kill (each form
+    # over the texts' Hangul, after-Unicode-9 and composition alphabets, declared.py).
+    Mutant("Hangul L base one below (U+10FF)", "unicode_forms",
+           unicode_data_changed(_L_BASE=0x10FF), {}, 20),
+    Mutant("Hangul T base one below (U+11A6)", "unicode_forms",
+           unicode_data_changed(_T_BASE=0x11A6), {}, 20),
+    Mutant("Hangul syllable count 19 (L count % N count)", "unicode_forms",
+           unicode_data_changed(_S_COUNT=19 % (21 * 28)), {}, 20),
+    Mutant("Hangul N count V - T (no syllable decomposes, no LV+T composes)", "unicode_forms",
+           unicode_data_changed(_N_COUNT=21 - 28, _S_COUNT=19 * (21 - 28)), {}, 20),
+    Mutant("code points Unicode 9.0 lacks read with Python's data (range end b & 1)",
+           "unicode_forms", unicode_data_changed(_INERT=frozenset(
+               chr(cp) for a, b in NORMALIZATION_INERT for cp in range(a, b & 1))), {}, 20),
+    Mutant("the last code point of each range Unicode 9.0 lacks read with Python's data",
+           "unicode_forms", unicode_data_changed(_INERT=frozenset(
+               chr(cp) for a, b in NORMALIZATION_INERT for cp in range(a, b))), {}, 20),
+    Mutant("marks reordered by their change, not their combining class", "unicode_forms",
+           rewritten(unicode_forms, "_by_class", "entry[0]", "entry[-1]"), {}, 20),
+    Mutant("LVT decomposition's T as T base & index", "unicode_forms",
+           rewritten(unicode_forms, "full_decomposition", "_T_BASE + index % _T_COUNT",
+                     "_T_BASE & index % _T_COUNT"), {}, 20),
+    Mutant("LVT decomposition's T as T base ** index", "unicode_forms",
+           rewritten(unicode_forms, "full_decomposition", "_T_BASE + index % _T_COUNT",
+                     "_T_BASE ** index % _T_COUNT"), {}, 20),
+    Mutant("Hangul decomposition's V from index & N count", "unicode_forms",
+           rewritten(unicode_forms, "full_decomposition", "(index % _N_COUNT)",
+                     "(index & _N_COUNT)"), {}, 20),
+    Mutant("LV+T composition below S base // S count (never)", "unicode_forms",
+           _hangul_compose("a < _S_BASE + _S_COUNT", "a < _S_BASE // _S_COUNT"), {}, 20),
+    Mutant("LV+T composition below S base ** S count (past the block)", "unicode_forms",
+           _hangul_compose("a < _S_BASE + _S_COUNT", "a < _S_BASE ** _S_COUNT"), {}, 20),
+    Mutant("LV+T composition above the block", "unicode_forms",
+           _hangul_compose("a < _S_BASE + _S_COUNT", "a > _S_BASE + _S_COUNT"), {}, 20),
+    Mutant("LV+T composition of the first syllable only", "unicode_forms",
+           _hangul_compose(_LV_T, _LV_T.replace("_S_BASE <= a", "_S_BASE == a")), {}, 20),
+    Mutant("LV+T composition of the second LV syllable only (- instead of %)",
+           "unicode_forms",
+           _hangul_compose(_LV_T, _LV_T.replace("% _T_COUNT == 0", "- _T_COUNT == 0")), {},
+           20),
+    Mutant("LV+T composition with T below T base - T count (never)", "unicode_forms",
+           _hangul_compose("b < _T_BASE + _T_COUNT", "b < _T_BASE - _T_COUNT"), {}, 20),
+    Mutant("LV+T composite as a ** b - T base", "unicode_forms",
+           _hangul_compose("chr(a + b - _T_BASE)", "chr(a ** b - _T_BASE)"), {}, 20),
 )
 
 #: The mutants CI runs on every change (one per family); ``nox -s mutants`` runs all.

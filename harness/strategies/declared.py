@@ -34,6 +34,8 @@ from harness.strategies.regex_probes import (
     SPLIT_MALFORMED,
 )
 from harness.strategies.split_family import punctuation, regex_split, split
+from harness.strategies.texts import STRESS
+from implementation.unicode_forms import FORMS
 
 JSON = dict[str, Any]
 
@@ -121,6 +123,43 @@ def _alignment_probes() -> list[Case]:
              for normalizer in normalizers]
     cases.append(Case({**document, "normalizer": {"type": "Lowercase"}, "added_tokens": [added]},
                       texts=ALIGNMENT_TEXTS))
+    return cases
+
+
+#: Texts of the Unicode-form probes: every item of the generated texts' Hangul,
+#: after-Unicode-9 and composition alphabets (``texts.STRESS``), eight to a text, apart.
+_FORM_ITEMS: Final = (*STRESS["hangul"], *STRESS["after-unicode-9"], *STRESS["composition"])
+FORM_TEXTS: Final = tuple(" ".join(_FORM_ITEMS[i:i + 8]) for i in range(0, len(_FORM_ITEMS), 8))
+
+
+def _unicode_form_probes() -> list[Case]:
+    """``NFC``, ``NFD``, ``NFKC`` and ``NFKD`` each over ``FORM_TEXTS``: the generator draws
+    those alphabets at a small share, and a wrong Hangul composition or decomposition (a
+    range's base or count, the LV+T test) or a wrong reading of a code point Unicode 9.0 does
+    not know shows only on them. The vocabulary holds the 256 byte pieces under byte fallback
+    (every normalized character shows in the tokens, in the vocabulary or not), the characters
+    of the texts in each form (Python's ``unicodedata``) and merges joining neighbouring
+    characters of the composed and decomposed forms, so a character in another place or of
+    another value gives other ids."""
+    vocab = {f"<0x{byte:02X}>": byte for byte in range(256)}
+    merges: list[list[str]] = []
+    for text in FORM_TEXTS:
+        vocab.update((char, len(vocab)) for char in text if char not in vocab)
+        for form in FORMS:
+            normal = unicodedata.normalize(form, text)
+            vocab.update((char, len(vocab)) for char in normal if char not in vocab)
+            if form not in ("NFC", "NFD"):
+                continue
+            for left, right in itertools.pairwise(normal):
+                if left + right not in vocab:
+                    vocab[left + right] = len(vocab)
+                    merges.append([left, right])
+    cases = []
+    for form in FORMS:
+        document = _base(normalizer={"type": form})
+        document["model"] = {**document["model"], "byte_fallback": True, "vocab": vocab,
+                             "merges": merges}
+        cases.append(Case(document, texts=FORM_TEXTS))
     return cases
 
 
@@ -219,6 +258,7 @@ def declared_cases() -> list[Case]:
     read += [Case(_bigrams(split({"String": " "}, behavior, invert)), texts=CONSTRUCT_TEXTS)
              for behavior in sorted(SPLIT_BEHAVIOR) for invert in (False, True)]
     read.append(Case(_bigrams(punctuation({"Isolated": {}})), texts=CONSTRUCT_TEXTS))
+    read += _unicode_form_probes()
     split_sources = (*ONIGURUMA_PROBES, *ONIGURUMA_BROKEN)
     refused = [Case(_base(regex_split(source))) for source in split_sources]
     refused += [Case(_base(split_object)) for _, split_object in SPLIT_MALFORMED]

@@ -7,6 +7,7 @@ serve any tokenizer.json, not only generated ones.
 from __future__ import annotations
 
 import math
+import unicodedata
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
@@ -24,10 +25,25 @@ from harness.strategies._weights import (
 from harness.strategies.byte_vocabulary import is_byte_level_vocabulary
 from harness.strategies.vocabulary import model_decoration, parse_byte_piece
 from implementation.byte_level import SYMBOL_BYTES
+from implementation.unicode_tables import NORMALIZATION_INERT
 
 SPACES: Final = (" ", "  ", "   ", " " * 5, chars.METASPACE)
 CONTROLS: Final = tuple(chars.CONTROLS)
 BYTE_LITERALS: Final = ("<0x41>", "<0xC3>", "<0xc3>", "<0x58>")
+
+
+
+def _after_unicode_9() -> tuple[str, ...]:
+    """The first and last code point of each range upstream's Unicode 9.0 tables do not know
+    (``unicode_tables.NORMALIZATION_INERT``; Python's 14.0 does): one with a decomposition
+    alone, a combining mark between two marks of other classes (``a`` U+0301 X U+0323: upstream
+    reads X as a starter, so nothing is reordered across it)."""
+    items: list[str] = []
+    for first, last in NORMALIZATION_INERT:
+        for char in map(chr, dict.fromkeys((first, last))):
+            items.append(char if unicodedata.decomposition(char) else f"a\u0301{char}\u0323")
+    return tuple(items)
+
 
 #: Alphabets of text fragments the newer components are sensitive to (the "stress" share of
 #: ``profile.FRAGMENT``, split by ``profile.STRESS``), each item one fragment:
@@ -61,6 +77,18 @@ STRESS: Final[Mapping[str, tuple[str, ...]]] = {
               "\U0001f468\u200d\U0001f469\u200d\U0001f467", "\u2764\ufe0f"),
     "cjk": ("\u65e5\u672c\u8a9e", "\u4e2d\u6587", "\ud55c\uad6d\uc5b4",
             "\u30ab\u30bf\u30ab\u30ca", "\u3002", "\u9f8d"),
+    # Hangul (Unicode 3.12, algorithmic): conjoining jamo L+V and L+V+T with the first and
+    # the last of each range, a syllable + T, the block's first and last syllables; near
+    # misses: jamo just outside each range (U+10FF, U+1113 around L; U+1160, U+1176 around V;
+    # U+11A7, U+11C3 around T), a syllable with its T + another T, a mark between L and V,
+    # U+D7A4 (just past the block) and U+D7C0 (past it at a multiple of 28) + T; compatibility
+    # jamo NFKC maps to conjoining ones that then compose
+    "hangul": ("\u1100\u1161", "\u1112\u1175\u11c2", "\u1100\u1161\u11a8", "\uac00\u11a8",
+               "\uac00", "\ud7a3", "\u10ff\u1161", "\u1113\u1161", "\u1100\u1160",
+               "\u1100\u1176", "\uac00\u11a7", "\uac00\u11c3", "\uac01\u11a8",
+               "\u1100\u0301\u1161", "\ud7a4\u11a8", "\ud7c0\u11a8", "\u3131\u314f"),
+    # code points Unicode 9.0 does not know (upstream's normalization tables): see above
+    "after-unicode-9": _after_unicode_9(),
 }
 
 
