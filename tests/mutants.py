@@ -548,6 +548,17 @@ def use_regex_default_false(mp: pytest.MonkeyPatch) -> None:
         mp.setattr(owner, "byte_level_from_json", byte_level.byte_level_from_json)
 
 
+def pre_tokenizer_tag_rewritten(old: str, new: str) -> Patch:
+    """``pre_tokenizer_from_json`` with one type-tag test rewritten, where the loader calls
+    it too (a campaign mutant)."""
+
+    def patch(mp: pytest.MonkeyPatch) -> None:
+        rewritten(pre_tokenizers, "pre_tokenizer_from_json", old, new)(mp)
+        mp.setattr(loader, "pre_tokenizer_from_json", pre_tokenizers.pre_tokenizer_from_json)
+
+    return patch
+
+
 MUTANTS: tuple[Mutant, ...] = (
     Mutant("merge ties broken rightmost", "bpe",
            lambda mp: mp.setattr(bpe, "_merge_all", ties_rightmost), {}, 500),
@@ -653,6 +664,20 @@ MUTANTS: tuple[Mutant, ...] = (
     Mutant("empty group repeated counted one character wide", "oniguruma",
            rewritten(oniguruma, "_width", "if high == 0:\n            return 0, 0",
                      "if high == 0:\n            return 0, 1"), {}, 20),
+    Mutant("lstrip run looked for at text[start & 1]", "added_vocabulary",
+           rewritten(added_vocabulary.AddedVocabulary, "_split", "text[new_start - 1] in",
+                     "text[new_start & 1] in"), {}, 20),
+    Mutant("single_word tests the character at start ^ 1", "added_vocabulary",
+           rewritten(added_vocabulary.AddedVocabulary, "_split", "is_word_char(text[start - 1])",
+                     "is_word_char(text[start ^ 1])"), {}, 20),
+    Mutant("two tokens normalized alike refused only when ids fall", "added_vocabulary",
+           rewritten(added_vocabulary.AddedVocabulary, "__init__",
+                     "other is not None and other != token_id",
+                     "other is not None and other > token_id"), {}, 20),
+    Mutant("pre-tokenizer types after 'Sequence' read as a Sequence", "pre_tokenizers",
+           pre_tokenizer_tag_rewritten('kind == "Sequence"', 'kind >= "Sequence"'), {}, 20),
+    Mutant("pre-tokenizer types before 'ByteLevel' read as ByteLevel", "pre_tokenizers",
+           pre_tokenizer_tag_rewritten('kind == "ByteLevel"', 'kind <= "ByteLevel"'), {}, 20),
     Mutant("MergedWithNext folds into the last part", "split",
            rewritten(split, "kept_ranges", "out[-1][0] = start", "out[0][0] = start"), {}, 20),
     Mutant("Strip windows limited to 128", "decoders",
