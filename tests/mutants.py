@@ -583,6 +583,8 @@ def model_tokens_by_identity(mp: pytest.MonkeyPatch) -> None:
     rewritten(encoding, "model_tokens", "if not len(ids) == len(values)",
               "if not len(ids) is len(values)")(mp)
     mp.setattr(tokenizer, "model_tokens", encoding.model_tokens)
+
+
 def unicode_data_changed(**constants: Any) -> Patch:
     """Module constants of ``unicode_forms`` replaced (a campaign mutant of a Hangul base
     or count, or of the inert set), its two caches started afresh: the entries they hold
@@ -595,6 +597,17 @@ def unicode_data_changed(**constants: Any) -> Patch:
             inspect.unwrap(unicode_forms.full_decomposition)))
         mp.setattr(unicode_forms, "_composition_table",
                    cache(inspect.unwrap(unicode_forms._composition_table)))
+
+    return patch
+
+
+def pre_tokenizer_tag_rewritten(old: str, new: str) -> Patch:
+    """``pre_tokenizer_from_json`` with one type-tag test rewritten, where the loader calls
+    it too (a campaign mutant)."""
+
+    def patch(mp: pytest.MonkeyPatch) -> None:
+        rewritten(pre_tokenizers, "pre_tokenizer_from_json", old, new)(mp)
+        mp.setattr(loader, "pre_tokenizer_from_json", pre_tokenizers.pre_tokenizer_from_json)
 
     return patch
 
@@ -712,6 +725,20 @@ MUTANTS: tuple[Mutant, ...] = (
     Mutant("empty group repeated counted one character wide", "oniguruma",
            rewritten(oniguruma, "_width", "if high == 0:\n            return 0, 0",
                      "if high == 0:\n            return 0, 1"), {}, 20),
+    Mutant("lstrip run looked for at text[start & 1]", "added_vocabulary",
+           rewritten(added_vocabulary.AddedVocabulary, "_split", "text[new_start - 1] in",
+                     "text[new_start & 1] in"), {}, 20),
+    Mutant("single_word tests the character at start ^ 1", "added_vocabulary",
+           rewritten(added_vocabulary.AddedVocabulary, "_split", "is_word_char(text[start - 1])",
+                     "is_word_char(text[start ^ 1])"), {}, 20),
+    Mutant("two tokens normalized alike refused only when ids fall", "added_vocabulary",
+           rewritten(added_vocabulary.AddedVocabulary, "__init__",
+                     "other is not None and other != token_id",
+                     "other is not None and other > token_id"), {}, 20),
+    Mutant("pre-tokenizer types after 'Sequence' read as a Sequence", "pre_tokenizers",
+           pre_tokenizer_tag_rewritten('kind == "Sequence"', 'kind >= "Sequence"'), {}, 20),
+    Mutant("pre-tokenizer types before 'ByteLevel' read as ByteLevel", "pre_tokenizers",
+           pre_tokenizer_tag_rewritten('kind == "ByteLevel"', 'kind <= "ByteLevel"'), {}, 20),
     Mutant("MergedWithNext folds into the last part", "split",
            rewritten(split, "kept_ranges", "out[-1][0] = start", "out[0][0] = start"), {}, 20),
     Mutant("Strip windows limited to 128", "decoders",

@@ -242,6 +242,58 @@ def _unknown_region_probes() -> list[Case]:
     return cases
 
 
+#: Texts of the added-token probes: each token at even and odd positions past the second,
+#: after whitespace runs of one to three characters (a text opening with whitespace too),
+#: next to word and non-word characters on either side, twice in a row.
+ADDED_TEXTS: Final = ("ab  <x>", " a <x>c", "a\t <x> <x>", "abc <x>  <x>", "a Wo", "ab Wob",
+                      "xy Wo b", "a b Wo, Wo", "aWo Wo", "ab <r>  c", "a<r> <r>b")
+
+
+def _added(content: str, *, normalized: bool = False, **flags: bool) -> JSON:
+    entry = {"id": 0, "content": content, "single_word": False, "lstrip": False,
+             "rstrip": False, "normalized": normalized, "special": False}
+    entry.update(flags)
+    return entry
+
+
+def _added_token_probes() -> list[Case]:
+    """Added tokens the generator places too rarely where index arithmetic shows: an
+    lstrip, a single_word and an rstrip token over ``ADDED_TEXTS`` (bigram merges, so a
+    whitespace run kept outside the token shows in the ids); and two normalized tokens
+    the normalizer folds into one pattern, the later-listed at the higher id (upstream
+    refuses: DuplicatePatternError). The ids are upstream's: past the vocabulary, in order."""
+    document = _bigrams()
+    alphabet = sorted({char for text in ADDED_TEXTS for char in text} - set(
+        document["model"]["vocab"]))
+    vocab = document["model"]["vocab"]
+    for char in alphabet:
+        vocab[char] = len(vocab)
+    for text in ADDED_TEXTS:
+        for left, right in itertools.pairwise(text):
+            if left + right not in vocab and left + right != "Wo":  # kept an added token
+                vocab[left + right] = len(vocab)
+                document["model"]["merges"].append([left, right])
+    tokens = [_added("<x>", lstrip=True), _added("Wo", single_word=True),
+              _added("<r>", rstrip=True)]
+    document["added_tokens"] = [{**entry, "id": len(vocab) + i}
+                                for i, entry in enumerate(tokens)]
+    folded = _with(normalizer={"type": "Lowercase"}, added_tokens=[
+        {**_added(content, normalized=True), "id": len(_base()["model"]["vocab"]) + i}
+        for i, content in enumerate(("AB", "aB"))])
+    return [Case(document, texts=ADDED_TEXTS), Case(folded, texts=TEXTS[:1])]
+
+
+#: Unknown pre-tokenizer types with the body of a known one, sorting before ``ByteLevel``,
+#: between it and ``Sequence`` and after it: upstream refuses each (no variant of its
+#: untagged enum matches), and so must a loader that tests the type tag for equality.
+UNKNOWN_PRE_TOKENIZERS: Final = (
+    {"type": "AaaPreTokenizer", "add_prefix_space": False, "trim_offsets": True,
+     "use_regex": True},
+    {"type": "NoSuchPreTokenizer", "pretokenizers": [{"type": "Whitespace"}]},
+    {"type": "ZzzPreTokenizer", "pretokenizers": [{"type": "Whitespace"}]},
+)
+
+
 def declared_cases() -> list[Case]:
     """Every declared probe, one case each, in the tables' order."""
     read = [Case(_base(regex_split("|".join(ONIGURUMA_READ))), texts=TEXTS),
@@ -266,4 +318,7 @@ def declared_cases() -> list[Case]:
                 for source in (*REPLACE_PROBES, *REGEX_REFUSED)]
     malformed = [Case(malformation.apply(_base()), texts=TEXTS[:1])
                  for _, malformation in sorted(MALFORMATIONS.items())]
-    return read + refused + malformed + _component_probes() + _unknown_region_probes()
+    refused += [Case(_base(pre_tokenizer), texts=TEXTS[:1])
+                for pre_tokenizer in UNKNOWN_PRE_TOKENIZERS]
+    return (read + refused + malformed + _component_probes() + _unknown_region_probes()
+            + _added_token_probes())

@@ -200,6 +200,8 @@ def _split_labels(step: Mapping[str, Any]) -> set[str]:
         return {f"punctuation:behavior:{behavior}"}
     if kind in ("Whitespace", "WhitespaceSplit"):
         return {f"pre:{kind.lower()}"}
+    if kind != "Split":
+        return {"pre:unknown-type"}  # the declared probes' unknown types with a known body
     pattern = step["pattern"]
     labels = {"split:pattern:string"} if "String" in pattern else _regex_labels(
         pattern["Regex"])
