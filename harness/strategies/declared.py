@@ -294,6 +294,23 @@ UNKNOWN_PRE_TOKENIZERS: Final = (
 )
 
 
+#: Texts where a String pattern's occurrences overlap (``aa`` in ``aaa``, ``aba`` in
+#: ``ababa``): matches resume after a match, never inside it.
+OVERLAP_TEXTS: Final = ("aaa", "aaaa b", "ababa", "abababa aa", "baaab")
+
+
+def _overlap_probes() -> list[Case]:
+    """Replace and Split by a String pattern whose occurrences overlap, over bigram merges:
+    a second match inside the first changes the characters, or the pieces, and the ids."""
+    cases = []
+    for literal in ("aa", "aba"):
+        replace = {"type": "Replace", "pattern": {"String": literal}, "content": "b"}
+        cases.append(Case(_bigrams(normalizer=replace), texts=OVERLAP_TEXTS))
+        cases.append(Case(_bigrams(split({"String": literal}, "Isolated", False)),
+                          texts=OVERLAP_TEXTS))
+    return cases
+
+
 def declared_cases() -> list[Case]:
     """Every declared probe, one case each, in the tables' order."""
     read = [Case(_base(regex_split("|".join(ONIGURUMA_READ))), texts=TEXTS),
@@ -321,4 +338,4 @@ def declared_cases() -> list[Case]:
     refused += [Case(_base(pre_tokenizer), texts=TEXTS[:1])
                 for pre_tokenizer in UNKNOWN_PRE_TOKENIZERS]
     return (read + refused + malformed + _component_probes() + _unknown_region_probes()
-            + _added_token_probes())
+            + _added_token_probes() + _overlap_probes())
