@@ -269,9 +269,8 @@ def parse_decoder(node: Node) -> Decoder:
         return ByteLevelDecoder(byte_level_from_json(node))
     if tag == "Sequence":
         return _parse_sequence(node)
-    # Not reached by the run: a type upstream decodes and we do not (decision 0012) has no
-    # divergence class, so the generator draws only reproduced types (tests/unit/test_decoders.py).
-    if tag in UPSTREAM_ONLY_TYPES:  # pragma: no cover
+    # A type upstream decodes and we do not (decision 0012; class strict-unreproduced-component).
+    if tag in UPSTREAM_ONLY_TYPES:
         node.fail("unsupported-component", f"decoder type {excerpt(tag)} is not reproduced", "type")
     return node.fail("unsupported-component", f"unknown decoder type {excerpt(tag)}", "type")
 

@@ -422,10 +422,8 @@ def _parse(node: Node, templates: list[str]) -> PostProcessor:
     far, in upstream's order of application."""
     tag = node.type_tag()
     if tag == "TemplateProcessing":
-        # Not reached by the run: upstream loads a template after a template; the refusal is a
-        # strictness no divergence class records yet, so the generator keeps it out
-        # (tests/unit/test_post_processors.py).
-        if templates:  # pragma: no cover
+        # Upstream loads a template after a template (class strict-unreproduced-component).
+        if templates:
             node.fail("unsupported-component", "a TemplateProcessing after another one (at "
                       f"{templates[0]}) is not reproduced: upstream lays the first one's "
                       "pieces out again as if they were the inputs, and panics when there "
@@ -437,9 +435,8 @@ def _parse(node: Node, templates: list[str]) -> PostProcessor:
     if tag == "Sequence":
         return PostProcessorSequence(tuple(
             _parse(step, templates) for step in node.field("processors").elements()))
-    # Not reached by the run: a type upstream applies and we do not (decision 0012) has no
-    # divergence class, so the generator draws only reproduced types.
-    if tag in UPSTREAM_ONLY_TYPES:  # pragma: no cover
+    # A type upstream applies and we do not (decision 0012; class strict-unreproduced-component).
+    if tag in UPSTREAM_ONLY_TYPES:
         node.fail("unsupported-component",
                   f"post-processor type {excerpt(tag)} is not reproduced", "type")
     return node.fail("unsupported-component", f"unknown post-processor type {excerpt(tag)}", "type")

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import inspect
+import signal
 import sys
 import textwrap
 import time
@@ -66,6 +67,9 @@ class Mutant:
     #: Whether the run also takes the unified tokenizer's morph track (what reaches a bug
     #: only ``implementation.unified`` meets).
     morph_track: bool = False
+    #: Whether the bug makes the reference loop: the run is then given ``HANG_SECONDS`` and
+    #: its not finishing counts as caught (a campaign's timeout is a kill too).
+    hangs: bool = False
 
 
 def short_run(constraints: dict[str, Any] | None = None, examples: int = 150,
@@ -75,7 +79,9 @@ def short_run(constraints: dict[str, Any] | None = None, examples: int = 150,
                shrink=False, with_morph_track=morph_track)
 
 
-def caught(result: JobResult) -> bool:
+def caught(result: JobResult | None) -> bool:
+    if result is None:  # a mutant that hangs the reference: the campaign's timeout
+        return True
     morph = result.morph_track is not None and bool(result.morph_track.tally.failures)
     return bool(result.tally.failures) or morph or bool(result.stale)
 
@@ -767,6 +773,20 @@ MUTANTS: tuple[Mutant, ...] = (
            rewritten(decoders, "_leading_cut", "break", "continue"), STRIP_WINDOWS),
     Mutant("Punctuation's {} unit refused", "split",
            rewritten(split, "behavior_from_json", "unit == {}", "unit is {}"), {}, 20),
+    # Campaign survivors the declared probes of unreproduced components (class
+    # strict-unreproduced-component), of an empty added token and of unterminated property
+    # names now kill (harness/strategies/declared.py, regex_probes.py).
+    Mutant("decoder types after 'Strip' read as Strip", "decoders",
+           rewritten(decoders, "parse_decoder", 'tag == "Strip"', 'tag >= "Strip"'), {}, 20),
+    Mutant("a template after a template refused naming templates[1]", "post_processors",
+           rewritten(post_processors, "_parse", "{templates[0]}", "{templates[1]}"), {}, 20),
+    Mutant("an added token with empty content ends the list", "added_vocabulary",
+           rewritten(added_vocabulary.AddedVocabulary, "__init__",
+                     "if not token.content:\n            continue",
+                     "if not token.content:\n            break"), {}, 20),
+    Mutant("an unterminated property name read up to the pattern's end", "oniguruma",
+           rewritten(oniguruma._Parser, "_property", "if end == -1:", "if end == - 0:"), {}, 20,
+           hangs=True),
     # Campaign survivors of encoding: a word of some 300 tokens (the declared probes) and
     # the unified tokenizer's type ids, which the morph track now compares.
     Mutant("token columns' lengths compared by identity", "encoding",
@@ -852,9 +872,34 @@ def planted(mutant: Mutant) -> Iterator[None]:
         yield
 
 
-def try_mutant(mutant: Mutant) -> JobResult:
+#: How long a mutant that ``hangs`` is given before its run counts as caught (a default short
+#: run of 20 examples takes a few seconds).
+HANG_SECONDS = 60
+
+
+class MutantHung(BaseException):
+    """Raised into the run of a ``hangs`` mutant past ``HANG_SECONDS`` (a BaseException, so
+    that no handler of the run records it as an outcome)."""
+
+
+def _hung(signum: int, frame: Any) -> None:
+    raise MutantHung
+
+
+def try_mutant(mutant: Mutant) -> JobResult | None:
+    """The short run of ``mutant``; None when a ``hangs`` mutant does not finish in time."""
     with planted(mutant):
-        return short_run(mutant.constraints, mutant.examples, mutant.morph_track)
+        if not mutant.hangs:
+            return short_run(mutant.constraints, mutant.examples, mutant.morph_track)
+        previous = signal.signal(signal.SIGALRM, _hung)
+        signal.setitimer(signal.ITIMER_REAL, HANG_SECONDS)
+        try:
+            return short_run(mutant.constraints, mutant.examples, mutant.morph_track)
+        except MutantHung:
+            return None
+        finally:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, previous)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -875,12 +920,17 @@ def main(argv: list[str] | None = None) -> int:
     score = 0
     for mutant in chosen:
         started = time.monotonic()
-        result = try_mutant(mutant)
-        hit = caught(result)
+        outcome = try_mutant(mutant)
+        hit = caught(outcome)
         score += hit
-        morph = result.morph_track.tally.failures if result.morph_track is not None else {}
-        how = (sorted(result.tally.failures)[:1] or [f"morph track: {f}" for f in sorted(morph)]
-               or [f"stale {result.stale[0].id}"] if hit else ["NOT CAUGHT"])
+        if outcome is None:
+            how = [f"did not finish in {HANG_SECONDS}s (timed out)"]
+        else:
+            morph = (outcome.morph_track.tally.failures if outcome.morph_track is not None
+                     else {})
+            how = (sorted(outcome.tally.failures)[:1]
+                   or [f"morph track: {f}" for f in sorted(morph)]
+                   or [f"stale {outcome.stale[0].id}"] if hit else ["NOT CAUGHT"])
         print(f"  [{'caught' if hit else 'MISSED'}] {mutant.module:<17} {mutant.name} "
               f"({time.monotonic() - started:.0f}s): {how[0][:110]}", flush=True)
     print(f"mutation score: {score}/{len(chosen)}")

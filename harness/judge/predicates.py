@@ -139,6 +139,13 @@ def strict_template_incoherent(ctx: Context, div: Divergence) -> frozenset[int]:
                 and _refused_where_broken(ctx, div, "template-incoherent"))
 
 
+def strict_unreproduced_component(ctx: Context, div: Divergence) -> frozenset[int]:
+    """Upstream builds a component the reference refuses by name, at the ``type`` path of a
+    component decision 0012 leaves out (``specification.unreproduced_component_paths``)."""
+    return _yes(_strict_load(div, "unsupported-component")
+                and _refused_where_broken(ctx, div, "unsupported-component"))
+
+
 def strict_unreproducible_regex(ctx: Context, div: Divergence) -> frozenset[int]:
     """Our side: the refused Regex is not one the reader declares it reads in the dialect
     of the component holding it (``core.regex_read.DECLARED_READ``)."""
@@ -429,7 +436,7 @@ def strict_character_dropped(ctx: Context, div: Divergence) -> frozenset[int]:
 #: Predicates of the rules the reference keeps in both modes (see lenient_accounted_for).
 _BOTH_MODES: tuple[Predicate, ...] = (
     strict_unreproducible_regex, strict_regex_backtracking, strict_duplicate_id,
-    strict_dropout_nondeterministic, strict_template_incoherent,
+    strict_dropout_nondeterministic, strict_template_incoherent, strict_unreproduced_component,
 )
 
 REGISTRY: dict[str, Predicate] = {

@@ -8,7 +8,7 @@ the founding decision says to keep, or gives byte pieces spans the offset contra
 not, is a failure here even when upstream does the same. It is the specification in
 code, kept small on purpose (it is not a second tokenizer):
 
-- **load** (``docs/spec/byte-fallback.md`` rules 1-2, decisions 0004, 0005, 0011): the
+- **load** (``docs/spec/byte-fallback.md`` rules 1-2, decisions 0004, 0005, 0011, 0012): the
   rules a document breaks, each with the JSON paths where it breaks it. The strict
   reference must refuse such a document; a refusal by one of these rules must name a
   path where the document breaks it; the lenient reference never refuses by a rule
@@ -113,7 +113,51 @@ def broken_rules(document: dict[str, Any]) -> dict[str, set[str]]:
                                                "$.post_processor"))
     if incoherent:
         broken["template-incoherent"] = incoherent
+    unreproduced = unreproduced_component_paths(document)
+    if unreproduced:
+        broken["unsupported-component"] = unreproduced
     return broken
+
+
+#: Component types upstream builds that decision 0012 leaves out, by the top-level field
+#: holding them, with the field a ``Sequence`` of them lists its steps in (upstream's
+#: serde enums in 0.23.1, less the types the reference reproduces; not ``Precompiled``,
+#: which upstream builds only from a SentencePiece charsmap no generated file carries).
+UNREPRODUCED_TYPES: dict[str, tuple[str, frozenset[str]]] = {
+    "normalizer": ("normalizers", frozenset({
+        "BertNormalizer", "StripAccents", "Nmt", "ByteLevel"})),
+    "pre_tokenizer": ("pretokenizers", frozenset({
+        "BertPreTokenizer", "CharDelimiterSplit", "UnicodeScripts", "FixedLength"})),
+    "post_processor": ("processors", frozenset({"BertProcessing", "RobertaProcessing"})),
+    "decoder": ("decoders", frozenset({"BPEDecoder", "WordPiece", "CTC"})),
+}
+
+
+def unreproduced_component_paths(document: dict[str, Any]) -> set[str]:
+    """The ``type`` path of every component the reference refuses by name although upstream
+    builds it (decision 0012): a type of ``UNREPRODUCED_TYPES``, in a Sequence too, and every
+    TemplateProcessing applied after another one."""
+    found: set[str] = set()
+    templates: list[str] = []
+
+    def visit(field: str, node: Any, path: str) -> None:
+        if not isinstance(node, dict):
+            return
+        steps_key, unreproduced = UNREPRODUCED_TYPES[field]
+        kind = node.get("type")
+        if kind == "Sequence" and isinstance(node.get(steps_key), list):
+            for i, step in enumerate(node[steps_key]):
+                visit(field, step, f"{path}.{steps_key}[{i}]")
+        elif kind in unreproduced:
+            found.add(f"{path}.type")
+        elif field == "post_processor" and kind == "TemplateProcessing":
+            if templates:
+                found.add(f"{path}.type")
+            templates.append(path)
+
+    for field in UNREPRODUCED_TYPES:
+        visit(field, document.get(field), f"$.{field}")
+    return found
 
 
 def template_incoherent_paths(processor: Any, path: str) -> list[str]:

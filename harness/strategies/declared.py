@@ -261,7 +261,8 @@ def _added_token_probes() -> list[Case]:
     lstrip, a single_word and an rstrip token over ``ADDED_TEXTS`` (bigram merges, so a
     whitespace run kept outside the token shows in the ids); and two normalized tokens
     the normalizer folds into one pattern, the later-listed at the higher id (upstream
-    refuses: DuplicatePatternError). The ids are upstream's: past the vocabulary, in order."""
+    refuses: DuplicatePatternError); and an entry with empty content (upstream skips it) before
+    one it keeps. The ids are upstream's: past the vocabulary, in order."""
     document = _bigrams()
     alphabet = sorted({char for text in ADDED_TEXTS for char in text} - set(
         document["model"]["vocab"]))
@@ -280,7 +281,10 @@ def _added_token_probes() -> list[Case]:
     folded = _with(normalizer={"type": "Lowercase"}, added_tokens=[
         {**_added(content, normalized=True), "id": len(_base()["model"]["vocab"]) + i}
         for i, content in enumerate(("AB", "aB"))])
-    return [Case(document, texts=ADDED_TEXTS), Case(folded, texts=TEXTS[:1])]
+    base = len(_base()["model"]["vocab"])
+    empty = _with(added_tokens=[{**_added(""), "id": base}, {**_added("xx"), "id": base + 1}])
+    return [Case(document, texts=ADDED_TEXTS), Case(folded, texts=TEXTS[:1]),
+            Case(empty, texts=TEXTS)]
 
 
 #: Unknown pre-tokenizer types with the body of a known one, sorting before ``ByteLevel``,
@@ -292,6 +296,39 @@ UNKNOWN_PRE_TOKENIZERS: Final = (
     {"type": "NoSuchPreTokenizer", "pretokenizers": [{"type": "Whitespace"}]},
     {"type": "ZzzPreTokenizer", "pretokenizers": [{"type": "Whitespace"}]},
 )
+
+
+#: One component of each type upstream builds and the reference refuses by name (class
+#: strict-unreproduced-component, decision 0012), with a body upstream loads, by the
+#: document field holding it; and a TemplateProcessing after another one.
+_PLAIN_TEMPLATE: Final = template(None, None, {})
+_VOCAB: Final = _base()["model"]["vocab"]
+UNREPRODUCED_COMPONENTS: Final[tuple[tuple[str, JSON], ...]] = (
+    ("normalizer", {"type": "BertNormalizer", "clean_text": True,
+                    "handle_chinese_chars": True, "strip_accents": None, "lowercase": True}),
+    ("normalizer", {"type": "StripAccents"}),
+    ("normalizer", {"type": "Nmt"}),
+    ("normalizer", {"type": "Sequence", "normalizers": [{"type": "NFC"}, {"type": "ByteLevel"}]}),
+    ("pre_tokenizer", {"type": "BertPreTokenizer"}),
+    ("pre_tokenizer", {"type": "CharDelimiterSplit", "delimiter": " "}),
+    ("pre_tokenizer", {"type": "UnicodeScripts"}),
+    ("pre_tokenizer", {"type": "FixedLength", "length": 3}),
+    ("post_processor", {"type": "BertProcessing", "sep": ["b", _VOCAB["b"]],
+                        "cls": ["a", _VOCAB["a"]]}),
+    ("post_processor", {"type": "RobertaProcessing", "sep": ["b", _VOCAB["b"]],
+                        "cls": ["a", _VOCAB["a"]],
+                        "trim_offsets": True, "add_prefix_space": True}),
+    ("post_processor", {"type": "Sequence", "processors": [_PLAIN_TEMPLATE, _PLAIN_TEMPLATE]}),
+    ("decoder", {"type": "WordPiece", "prefix": "##", "cleanup": True}),
+    ("decoder", {"type": "BPEDecoder", "suffix": "</w>"}),
+    ("decoder", {"type": "Sequence", "decoders": [{"type": "Fuse"}, {"type": "CTC",
+                 "pad_token": "<pad>", "word_delimiter_token": "|", "cleanup": True}]}),
+)
+
+
+def unreproduced_probe(field: str, component: JSON) -> Case:
+    """The small classic document with ``component`` as its ``field``."""
+    return Case(_with(**{field: component}), texts=TEXTS[:1])
 
 
 #: Texts where a String pattern's occurrences overlap (``aa`` in ``aaa``, ``aba`` in
@@ -338,4 +375,6 @@ def declared_cases() -> list[Case]:
     refused += [Case(_base(pre_tokenizer), texts=TEXTS[:1])
                 for pre_tokenizer in UNKNOWN_PRE_TOKENIZERS]
     return (read + refused + malformed + _component_probes() + _unknown_region_probes()
-            + _added_token_probes() + _overlap_probes())
+            + _added_token_probes() + _overlap_probes()
+            + [unreproduced_probe(field, component)
+               for field, component in UNREPRODUCED_COMPONENTS])

@@ -263,10 +263,17 @@ def _post_processor_labels(post: Any) -> set[str]:
         kinds = [s["type"] for s in steps]
         if kinds and kinds[0] == "TemplateProcessing" and "ByteLevel" in kinds:
             labels.add("post_processor:sequence:template-first")
+    templates = 0
     for step in steps:
         if step["type"] == "ByteLevel":
             labels.add(f"post_processor:byte-level:trim={step['trim_offsets']}")
             continue
+        if step["type"] != "TemplateProcessing":  # a type the reference does not reproduce
+            labels.add("post_processor:unreproduced")
+            continue
+        templates += 1
+        if templates == 2:
+            labels.add("post_processor:template-after-template")
         names = step["special_tokens"]
         labels.add("template:" + ("plain" if not names else "bos" if len(names) == 1
                                   and len(step["single"]) == 2 else "bos-eos"))

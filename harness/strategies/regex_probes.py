@@ -68,6 +68,9 @@ ONIGURUMA_PROBES: Final = (
 ONIGURUMA_BROKEN: Final = (
     "a)", "(a", "a{100001}", "a{12345678}", r"\p{Foo}", r"\p{L", "[z-a]", r"[a-\d]", "[abc",
     "[a-", "a\\", r"[\s-a]", "(?=a)*",
+    # Unterminated names that a known one starts (L, Nd): a reader that took the name up to
+    # the pattern's last character would read a property, and go on from a wrong place.
+    r"\p{Lx", r"a\p{Ndy",
 )
 
 #: Split-family JSON upstream's deserializer refuses, by what is broken (a hazard).

@@ -153,6 +153,7 @@ WRONG: dict[str, Callable[[Case, Divergence], Divergence]] = {
     "strict-duplicate-id": lambda _, d: _elsewhere(d),
     "strict-template-incoherent": lambda _, d: _elsewhere(d),
     "strict-unreproducible-regex": lambda _, d: _elsewhere(d),
+    "strict-unreproduced-component": lambda _, d: _elsewhere(d),
     "strict-regex-backtracking": lambda _, d: _elsewhere(d),
     "upstream-panic-refused": lambda _, d: _elsewhere(d),
     "upstream-normalizer-insertion-panic": lambda _, d: _elsewhere(d),

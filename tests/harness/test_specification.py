@@ -14,13 +14,16 @@ from harness.core.observation import Observation
 from harness.core.outcome import Decoded, Encoded, Loaded, Refused
 from harness.judge.byte_pieces import byte_piece_violations
 from harness.judge.specification import (
+    UNREPRODUCED_TYPES,
     Specification,
     broken_rules,
     decoder_shape_path,
     template_layout,
+    unreproduced_component_paths,
     without_metaspace,
 )
 from harness.runs.replay import CaseReplayer
+from harness.strategies.declared import UNREPRODUCED_COMPONENTS, unreproduced_probe
 from harness.subjects.reference import LENIENT, STRICT
 
 BYTES = {f"<0x{b:02X}>": b + 3 for b in range(256)}
@@ -250,3 +253,48 @@ def test_an_incoherent_template_is_found_where_the_reference_refuses_it(
 
 def test_a_coherent_template_breaks_no_template_rule() -> None:
     assert broken_rules(document(post_processor=_template())) == {}
+
+
+@pytest.mark.parametrize(("field", "component"), UNREPRODUCED_COMPONENTS,
+                         ids=[f"{f}-{c['type']}" for f, c in UNREPRODUCED_COMPONENTS])
+def test_an_unreproduced_component_is_found_where_the_reference_refuses_it(
+        field: str, component: dict[str, Any]) -> None:
+    """Decision 0012: each declared probe's component is found at the ``type`` path both
+    modes of the reference refuse, and a refusal elsewhere or a load is a finding."""
+    case = unreproduced_probe(field, component)
+    paths = unreproduced_component_paths(case.document)
+    assert len(paths) == 1
+    for side in (STRICT, LENIENT):
+        refused = side.load(case.document_json())
+        assert isinstance(refused, Refused)
+        assert (refused.rule, {refused.path}) == ("unsupported-component", paths)
+    assert Specification(case, CaseReplayer()).check(_load(case, Loaded()))
+
+
+def test_every_unreproduced_type_has_a_declared_probe() -> None:
+    probed = {(field, step["type"]) for field, component in UNREPRODUCED_COMPONENTS
+              for step in [component, *component.get(UNREPRODUCED_TYPES[field][0], [])]}
+    assert {(field, kind) for field, (_, kinds) in UNREPRODUCED_TYPES.items()
+            for kind in kinds} <= probed
+
+
+@pytest.mark.parametrize("changes", [
+    {"decoder": {"type": "Sequence", "decoders": [{"type": "Fuse"}, {"type": "Strip",
+                                                  "content": " ", "start": 1, "stop": 0}]}},
+    {"post_processor": {"type": "Sequence", "processors": [
+        {"type": "TemplateProcessing", "single": [], "pair": [], "special_tokens": {}},
+        {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": False}]}},
+    {"normalizer": {"type": "Sequence", "normalizers": [{"type": "NFC"}, {"type": "Nmtx"}]}},
+])
+def test_reproduced_and_unknown_types_are_not_unreproduced(changes: dict[str, Any]) -> None:
+    """Reproduced types, one template, and a type upstream does not know either: none of
+    them is a component upstream builds and the reference leaves out."""
+    assert unreproduced_component_paths(document(**changes)) == set()
+
+
+def test_the_template_after_a_template_is_found_in_nested_sequences() -> None:
+    plain = {"type": "TemplateProcessing", "single": [], "pair": [], "special_tokens": {}}
+    post = {"type": "Sequence", "processors": [
+        {"type": "Sequence", "processors": [plain]}, {"type": "ByteLevel"}, plain, plain]}
+    assert unreproduced_component_paths(document(post_processor=post)) == {
+        "$.post_processor.processors[2].type", "$.post_processor.processors[3].type"}
