@@ -254,10 +254,23 @@ def _may_be_dropped(ctx: Context, ch: str) -> bool:
     prefix, suffix = ctx.doc.continuing_subword_prefix, ctx.doc.end_of_word_suffix
     heads = ("", prefix) if isinstance(prefix, str) else ("",)
     tails = ("", suffix) if isinstance(suffix, str) else ("",)
+    return not all(_resolves(ctx, f"{head}{ch}{tail}") for head in heads for tail in tails)
+
+
+def _resolves(ctx: Context, symbol: str) -> bool:
+    """``symbol`` is a piece of the vocabulary, or byte fallback covers it with byte pieces
+    of the vocabulary, every one."""
     vocab = ctx.doc.vocab
-    return not all(form in vocab or (ctx.doc.byte_fallback and all(
-        f"<0x{b:02X}>" in vocab for b in form.encode("utf-8", "surrogatepass")))
-        for form in (f"{head}{ch}{tail}" for head in heads for tail in tails))
+    return symbol in vocab or (ctx.doc.byte_fallback and all(
+        f"<0x{b:02X}>" in vocab for b in symbol.encode("utf-8", "surrogatepass")))
+
+
+def _symbol(ctx: Context, word: str, k: int) -> str:
+    """The ``k``-th character of ``word`` decorated as upstream decorates it: the
+    continuing-subword prefix after the first, the end-of-word suffix on the last."""
+    prefix, suffix = ctx.doc.continuing_subword_prefix, ctx.doc.end_of_word_suffix
+    symbol = f"{prefix}{word[k]}" if k > 0 and isinstance(prefix, str) else word[k]
+    return f"{symbol}{suffix}" if k == len(word) - 1 and isinstance(suffix, str) else symbol
 
 
 def _without_spaces(text: str) -> str:
@@ -271,27 +284,13 @@ def _always_dropped(ctx: Context, ch: str) -> bool:
              *((f"{ch}{suffix}",) if isinstance(suffix, str) else ()),
              *((f"{prefix}{ch}{suffix}",) if isinstance(prefix, str) and isinstance(suffix, str)
                else ())}
-    vocab = ctx.doc.vocab
-    return not any(form in vocab or (ctx.doc.byte_fallback and all(
-        f"<0x{b:02X}>" in vocab for b in form.encode("utf-8", "surrogatepass")))
-        for form in forms)
+    return not any(_resolves(ctx, form) for form in forms)
 
 
 def _drops_a_symbol(ctx: Context, word: str) -> bool:
     """Some symbol of the word (a character, decorated as upstream decorates it) has no
     piece and no complete byte pieces, so that without an unk token it is dropped."""
-    prefix = ctx.doc.continuing_subword_prefix
-    suffix = ctx.doc.end_of_word_suffix
-    last = len(word) - 1
-    for k, ch in enumerate(word):
-        symbol = f"{prefix}{ch}" if k > 0 and isinstance(prefix, str) else ch
-        symbol = f"{symbol}{suffix}" if k == last and isinstance(suffix, str) else symbol
-        if symbol in ctx.doc.vocab:
-            continue
-        if not (ctx.doc.byte_fallback
-                and all(f"<0x{b:02X}>" in ctx.doc.vocab for b in symbol.encode())):
-            return True
-    return False
+    return not all(_resolves(ctx, _symbol(ctx, word, k)) for k in range(len(word)))
 
 
 # -- the ordering bug ------------------------------------------------------------------------
@@ -370,17 +369,11 @@ def _unknowns_as_our_rule_makes_them(ctx: Context, ref: Encoded, obs: Observatio
 
 def _unknown_runs(ctx: Context, word: str) -> list[str]:
     """The characters each unknown token of ``word`` covers under our rule."""
-    prefix = ctx.doc.continuing_subword_prefix
-    suffix = ctx.doc.end_of_word_suffix
-    vocab, fuse, byte_fallback = ctx.doc.vocab, ctx.doc.fuse_unk, ctx.doc.byte_fallback
+    fuse = ctx.doc.fuse_unk
     runs: list[str] = []
     open_run = False
-    last = len(word) - 1
     for k, ch in enumerate(word):
-        symbol = f"{prefix}{ch}" if k > 0 and isinstance(prefix, str) else ch
-        symbol = f"{symbol}{suffix}" if k == last and isinstance(suffix, str) else symbol
-        if symbol in vocab or (byte_fallback and all(
-                f"<0x{b:02X}>" in vocab for b in symbol.encode("utf-8", "surrogatepass"))):
+        if _resolves(ctx, _symbol(ctx, word, k)):
             open_run = False
         elif open_run and fuse:
             runs[-1] += ch
