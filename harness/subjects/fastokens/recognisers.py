@@ -134,6 +134,18 @@ def decodes_normalized_added_token_as_content(ctx: Context, div: Divergence
                                                    obs)))
 
 
+def decodes_without_decoder_as_fuse(ctx: Context, div: Divergence) -> frozenset[int]:
+    """Decode of a document with no decoder: upstream joins the tokens with spaces,
+    fastokens concatenates them. Checked: upstream replayed on the document with a
+    ``Fuse`` decoder (which concatenates the tokens) decodes exactly the subject's text."""
+    obs = div.observation
+    if (obs.operation != "decode" or ctx.doc.raw.get("decoder") is not None
+            or not isinstance(obs.input, tuple)):
+        return NONE
+    return yes(same_tiers(obs.subject, replay_on({**ctx.doc.raw, "decoder": {"type": "Fuse"}},
+                                                   obs)))
+
+
 _DUPLICATE_PATTERN: Final = re.compile(r"DuplicatePatternError: \[([\d, ]*)\]$")
 
 
@@ -268,6 +280,7 @@ _ALL: Final[tuple[Callable[[Context, Divergence], frozenset[int]], ...]] = (
     *(unsupported(kind, kind_type) for kind, kind_type in UNSUPPORTED),
     token_of_normalized_added_token_is_content,
     decodes_normalized_added_token_as_content,
+    decodes_without_decoder_as_fuse,
     duplicate_added_content_refused,
     reads_short_property_as_class,
     merges_missing_token_refused,

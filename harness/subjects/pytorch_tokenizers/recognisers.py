@@ -19,6 +19,7 @@ from typing import Final
 from ...core.outcome import Crashed, Decoded, Encoded, Loaded, Outcome, Refused
 from ...judge.compare import Divergence
 from ...judge.predicates import NONE, Context, Predicate
+from ...judge.specification import known_ids
 from ..fastokens.recognisers import component_types, decodes_normalized_added_token_as_content
 from ..transformers_js.recognisers.replay import (
     replay_on,
@@ -206,6 +207,26 @@ def declared_added_id_kept(ctx: Context, div: Divergence) -> frozenset[int]:
     return yes(same_answer(obs.subject, replay_on(document, renumbered)))
 
 
+_UNKNOWN_TOKEN: Final = re.compile(r"unknown token: (\d+)")
+
+
+def decode_of_unknown_id_refused(ctx: Context, div: Divergence) -> frozenset[int]:
+    """Decode of an id that names no token: upstream skips it, HFTokenizer refuses the
+    decode naming it. Checked: the id the refusal names is the first of the input that is
+    neither a vocabulary id nor an added token's (the id its entry declares, which
+    HFTokenizer keeps, or the one upstream gives it), and upstream decoded."""
+    obs = div.observation
+    if (obs.operation != "decode" or not isinstance(obs.subject, Refused)
+            or not isinstance(obs.upstream, Decoded) or not isinstance(obs.input, tuple)):
+        return NONE
+    named = _UNKNOWN_TOKEN.fullmatch(obs.subject.rule)
+    known = known_ids(ctx.doc.raw) | {entry["id"] for entry in ctx.doc.added_tokens
+                                      if isinstance(entry, dict)
+                                      and isinstance(entry.get("id"), int)}
+    unknown = [i for i in obs.input if i not in known]
+    return yes(named is not None and bool(unknown) and int(named.group(1)) == unknown[0])
+
+
 _ALL: Final[tuple[Callable[[Context, Divergence], frozenset[int]], ...]] = (
     unsupported("decoder"),
     unsupported("pre_tokenizer"),
@@ -219,5 +240,6 @@ _ALL: Final[tuple[Callable[[Context, Divergence], frozenset[int]], ...]] = (
     duplicate_added_content_refused,
     end_of_word_suffix_ignored,
     declared_added_id_kept,
+    decode_of_unknown_id_refused,
 )
 RECOGNISERS: dict[str, Predicate] = {function.__name__: replaying(function) for function in _ALL}

@@ -16,7 +16,7 @@ import re
 from typing import Any, Final
 
 from ....core.observation import Observation
-from ....core.outcome import Decoded, Encoded, Outcome, Refused
+from ....core.outcome import Decoded, Encoded, Loaded, Outcome, Refused
 from ....judge.compare import Divergence
 from ....judge.predicates import NONE, Context, Predicate
 from ...transformers_js.recognisers.replay import document_ids, model_of, replaying, with_model, yes
@@ -42,6 +42,26 @@ def unk_not_an_added_token_refused(ctx: Context, div: Divergence) -> frozenset[i
     added = {entry.get("content") for entry in ctx.doc.added_tokens
              if isinstance(entry, dict)}
     return yes(named.group(1) not in added)
+
+
+_UNKNOWN_NORMALIZER: Final = re.compile(
+    r"invalid data: failed to parse tokenizers definition: unknown variant `(\w+)`, "
+    r"expected one of `BertNormalizer`, ")
+
+
+def normalizer_variant_refused(ctx: Context, div: Divergence) -> frozenset[int]:
+    """kitoken refuses a file with a normalizer type its definitions name otherwise
+    ("unknown variant `Strip`, expected one of `BertNormalizer`, `StripNormalizer`, ...":
+    upstream writes and reads the Strip normalizer as ``Strip``). Checked: upstream loaded,
+    and the variant kitoken names is the type of the document's normalizer or of one of
+    its Sequence steps."""
+    obs = div.observation
+    if (obs.operation != "load" or not isinstance(obs.subject, Refused)
+            or not isinstance(obs.upstream, Loaded)):
+        return NONE
+    named = _UNKNOWN_NORMALIZER.match(obs.subject.message)
+    return yes(named is not None
+               and named.group(1) in _types(ctx.doc.raw.get("normalizer"), "normalizers"))
 
 
 def _refused_id(obs: Observation) -> int | None:
@@ -307,12 +327,13 @@ def no_decoder_fused(document: dict[str, Any]) -> dict[str, Any] | None:
         else None
 
 
-def _types(step: Any) -> list[str]:
+def _types(step: Any, steps: str = "decoders") -> list[str]:
+    """The types of a component, a Sequence's steps (listed under ``steps``) in its place."""
     if not isinstance(step, dict):
         return []
-    inner = step.get("decoders")
+    inner = step.get(steps)
     if step.get("type") == "Sequence" and isinstance(inner, list):
-        return [t for s in inner for t in _types(s)]
+        return [t for s in inner for t in _types(s, steps)]
     return [str(step.get("type"))]
 
 
@@ -380,6 +401,7 @@ READINGS: Final = Readings({
 
 RECOGNISERS: dict[str, Predicate] = {function.__name__: replaying(function) for function in (
     unk_not_an_added_token_refused,
+    normalizer_variant_refused,
     decode_unknown_id_refused,
     decode_shadowed_byte_piece_refused,
     *READINGS.recognisers().values(),
