@@ -255,6 +255,44 @@ def metaspace_first_on_text(document: dict[str, Any]) -> dict[str, Any] | None:
     return {**document, "pre_tokenizer": _first_as_never(pre)}
 
 
+#: What upstream's WhitespaceSplit splits at: Rust's ``char::is_whitespace``.
+_RUST_WHITESPACE: Final = re.compile(
+    "[\t\n\x0b\x0c\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+")
+
+
+def _whitespace_split_then_byte_level(document: dict[str, Any]) -> bool:
+    pre = document.get("pre_tokenizer")
+    steps = pre.get("pretokenizers") if isinstance(pre, dict) else None
+    return (isinstance(pre, dict) and pre.get("type") == "Sequence" and isinstance(steps, list)
+            and len(steps) == 2 and isinstance(steps[0], dict) and isinstance(steps[1], dict)
+            and steps[0].get("type") == "WhitespaceSplit" and steps[1].get("type") == "ByteLevel")
+
+
+def whitespace_split_as_one_space(document: dict[str, Any]) -> dict[str, Any] | None:
+    """kitoken's WhitespaceSplit before a ByteLevel step keeps one space between two words
+    as a piece of its own (a run of white space, a tab or a newline is one ``Ġ``; the ends
+    are trimmed): upstream with the WhitespaceSplit step an isolating split at " ", on the
+    text with its words joined by one space (``_words_joined``)."""
+    if not _whitespace_split_then_byte_level(document):
+        return None
+    pre = document["pre_tokenizer"]
+    space = {"type": "Split", "pattern": {"String": " "}, "behavior": "Isolated",
+             "invert": False}
+    return {**document, "pre_tokenizer": {**pre, "pretokenizers": [
+        space, pre["pretokenizers"][1]]}}
+
+
+def _words_joined(document: dict[str, Any], obs: Observation) -> Observation:
+    assert isinstance(obs.input, str)
+    joined = " ".join(word for word in _RUST_WHITESPACE.split(obs.input) if word)
+    return Observation(obs.track, obs.operation, joined, obs.options, obs.subject,
+                       obs.upstream)
+
+
+def _one_text(document: dict[str, Any], obs: Observation) -> bool:
+    return isinstance(obs.input, str) and obs.option("pair") is None
+
+
 def _prefixed(document: dict[str, Any], obs: Observation) -> Observation:
     assert isinstance(obs.input, str)
     return Observation(obs.track, obs.operation, "\u2581" + obs.input, obs.options,
@@ -382,6 +420,8 @@ READINGS: Final = Readings({
     "byte_pieces_as_tokens": Reading(byte_pieces_as_tokens, ENCODE),
     "unk_from_added_tokens": Reading(unk_from_added_tokens, ENCODE),
     "merges_from_vocabulary": Reading(merges_from_vocabulary, ENCODE),
+    "whitespace_split_as_one_space": Reading(whitespace_split_as_one_space, ENCODE,
+                                             request=_words_joined, when=_one_text),
     "single_word_not_read": Reading(flag_off("single_word"), ENCODE),
     "lstrip_not_read": Reading(flag_off("lstrip"), ENCODE),
     "rstrip_not_read": Reading(flag_off("rstrip"), ENCODE),
