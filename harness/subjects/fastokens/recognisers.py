@@ -16,6 +16,7 @@ from typing import Any, Final
 from ...core.outcome import Crashed, Encoded, Loaded, Refused
 from ...judge.compare import Divergence
 from ...judge.predicates import NONE, Context, Predicate
+from ..kitoken.recognisers import no_decoder_fused
 from ..transformers_js.recognisers.replay import (
     normalized_by,
     replay_on,
@@ -139,11 +140,10 @@ def decodes_without_decoder_as_fuse(ctx: Context, div: Divergence) -> frozenset[
     fastokens concatenates them. Checked: upstream replayed on the document with a
     ``Fuse`` decoder (which concatenates the tokens) decodes exactly the subject's text."""
     obs = div.observation
-    if (obs.operation != "decode" or ctx.doc.raw.get("decoder") is not None
-            or not isinstance(obs.input, tuple)):
+    fused = no_decoder_fused(ctx.doc.raw)
+    if obs.operation != "decode" or fused is None or not isinstance(obs.input, tuple):
         return NONE
-    return yes(same_tiers(obs.subject, replay_on({**ctx.doc.raw, "decoder": {"type": "Fuse"}},
-                                                   obs)))
+    return yes(same_tiers(obs.subject, replay_on(fused, obs)))
 
 
 _DUPLICATE_PATTERN: Final = re.compile(r"DuplicatePatternError: \[([\d, ]*)\]$")
