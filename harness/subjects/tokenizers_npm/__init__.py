@@ -7,10 +7,13 @@ npm has no 0.23.1 (its 0.23.x release is 0.23.2, the next patch of the same core
 every platform's prebuilt ``.node`` inside the one tarball and no dependencies); that is
 the pin. Installed once into ``<cache>/npm/`` (``npm_tarball``); without ``node`` (or,
 before the first install, without ``npm``) the subject is unavailable with one line.
+``node_modules()`` gives a folder where ``import ... from "tokenizers"`` resolves to it (the
+findings' ``js`` blocks, ``harness.subjects.reproducers``).
 """
 
 from __future__ import annotations
 
+import os
 import shutil
 from importlib import resources
 from pathlib import Path
@@ -39,3 +42,19 @@ def command(root: Path | None = None) -> list[str]:
     script = resources.files(__package__).joinpath(SCRIPT)
     with resources.as_file(script) as path:
         return [node, str(path), str(package.resolve())]
+
+
+def node_modules(root: Path | None = None) -> Path:
+    """A ``node_modules`` folder holding the installed package as ``tokenizers`` (a
+    symlink beside the package folder in the cache, made once), for the findings' ``js``
+    blocks (``harness.subjects.reproducers``)."""
+    package = install(PIN, root)
+    folder = package.parent / "node_modules"
+    link = folder / PIN.package
+    if not link.is_dir():
+        folder.mkdir(exist_ok=True)
+        made = folder / f".{PIN.package}.{os.getpid()}"
+        made.unlink(missing_ok=True)
+        made.symlink_to(os.path.relpath(package, folder), target_is_directory=True)
+        os.replace(made, link)
+    return folder
