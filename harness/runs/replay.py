@@ -35,7 +35,7 @@ class SharedLoads:
     #: small and seldom met twice).
     LARGE: Final = 1 << 20
 
-    def __init__(self, size: int = 6) -> None:
+    def __init__(self, size: int = 12) -> None:
         self.size = size
         self._handles: OrderedDict[tuple[Side, str], Any] = OrderedDict()
 

@@ -89,7 +89,7 @@ def document_text(document: dict[str, Any]) -> str:
 #: harness never changes one in place (a rewrite copies what it changes), so the same
 #: tables under the same small parts write the same text.
 _BIG: Final = 256
-_TEXTS_KEPT: Final = 8
+_TEXTS_KEPT: Final = 12
 _TEXTS: OrderedDict[Hashable, tuple[str, list[object]]] = OrderedDict()
 
 
