@@ -90,10 +90,27 @@ def document_text(document: dict[str, Any]) -> str:
 #: tables under the same small parts write the same text.
 _BIG: Final = 256
 _TEXTS_KEPT: Final = 12
+#: A longer list of objects is named by its identity too (a vocabulary's worth of them).
+_WALKED: Final = 16384
 _TEXTS: OrderedDict[Hashable, tuple[str, list[object]]] = OrderedDict()
 
 
+_SCALARS: Final = (str, int, bool, float, type(None))
+
+
+def _flat(value: Any, keep: list[object]) -> Hashable:
+    """``_shape`` of an object of scalars in one step (each value with its type: ``1`` and
+    ``true`` write differently), else ``_shape``."""
+    if isinstance(value, dict) and all(type(v) in _SCALARS for v in value.values()):
+        return ("flat", tuple((k, type(v), v) for k, v in value.items()))
+    return _shape(value, keep)
+
+
 def _shape(value: Any, keep: list[object]) -> Hashable:
+    if isinstance(value, list) and _BIG < len(value) <= _WALKED and value \
+            and isinstance(value[0], dict):
+        # A list of objects (added tokens) a rewrite copies to append one: by content.
+        return ("list", tuple(_flat(v, keep) for v in value))
     if isinstance(value, dict | list) and len(value) > _BIG:
         keep.append(value)
         return (type(value).__name__, id(value))
