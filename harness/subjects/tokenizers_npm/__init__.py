@@ -13,13 +13,13 @@ findings' ``js`` blocks, ``harness.subjects.reproducers``).
 
 from __future__ import annotations
 
-import os
 import shutil
 from importlib import resources
 from pathlib import Path
 from typing import Final
 
 from ..npm_tarball import Pinned, install
+from ..npm_tarball import node_modules as npm_node_modules
 from ..registry import SubjectUnavailableError
 
 NAME: Final = "tokenizers-npm"
@@ -45,16 +45,6 @@ def command(root: Path | None = None) -> list[str]:
 
 
 def node_modules(root: Path | None = None) -> Path:
-    """A ``node_modules`` folder holding the installed package as ``tokenizers`` (a
-    symlink beside the package folder in the cache, made once), for the findings' ``js``
-    blocks (``harness.subjects.reproducers``)."""
-    package = install(PIN, root)
-    folder = package.parent / "node_modules"
-    link = folder / PIN.package
-    if not link.is_dir():
-        folder.mkdir(exist_ok=True)
-        made = folder / f".{PIN.package}.{os.getpid()}"
-        made.unlink(missing_ok=True)
-        made.symlink_to(os.path.relpath(package, folder), target_is_directory=True)
-        os.replace(made, link)
-    return folder
+    """A ``node_modules`` folder holding the package as ``tokenizers``, for the findings'
+    ``js`` blocks (``harness.subjects.reproducers``)."""
+    return npm_node_modules(PIN, root)
