@@ -12,11 +12,12 @@ answer's own structure checked against the document.
 from __future__ import annotations
 
 import dataclasses
+import json
 import re
 from collections.abc import Callable
 from typing import Any, Final
 
-from ...core.outcome import Crashed, Decoded, Encoded, Loaded, Refused
+from ...core.outcome import Crashed, Decoded, Encoded, Loaded, Outcome, Refused
 from ...judge.compare import Divergence
 from ...judge.predicates import NONE, Context, Predicate
 from ..fastokens.recognisers import (
@@ -254,13 +255,18 @@ def unreachable_token_produced(ctx: Context, div: Divergence) -> frozenset[int]:
     wherever a byte of it is no token on its own: a character outside ASCII ("añ" is one
     token), or a character the vocabulary lacks ("qq" with no "q", "<s>" in a
     byte-fallback vocabulary without "<"); "ab" with "a" and "b" stays two. Upstream's
-    BPE only ever joins symbols through the file's merges. Checked: both sides cover the
-    same bytes (their tokens joined, a byte-fallback token as its byte), every subject
-    token is a vocabulary entry, and one of the subject's tokens is longer than one
-    character, is the result of no merge, and holds a non-ASCII character or one that is
-    not a vocabulary token."""
+    BPE only ever joins symbols through the file's merges. Checked (against upstream
+    replayed without dropout where the model has one: the library ignores it,
+    ``dropout_ignored``): both sides cover the same bytes (their tokens joined, a
+    byte-fallback token as its byte), every subject token is a vocabulary entry, and one
+    of the subject's tokens is longer than one character, is the result of no merge,
+    and holds a non-ASCII character or one that is not a vocabulary token."""
     obs = div.observation
-    subject, upstream = obs.subject, obs.upstream
+    subject = obs.subject
+    upstream: Outcome | None = obs.upstream
+    dropout = ctx.doc.dropout
+    if isinstance(dropout, int | float) and not isinstance(dropout, bool) and dropout > 0:
+        upstream = replay_on(without_dropout(ctx), obs)  # the library ignores dropout too
     if not (obs.operation == "encode" and isinstance(subject, Encoded)
             and isinstance(upstream, Encoded) and ctx.doc.model.get("type") == "BPE"
             and subject.tokens and all(isinstance(t, str) for t in subject.tokens)
@@ -320,9 +326,20 @@ def first_character_cuts(text: str, contents: list[str]) -> list[int]:
     return cuts
 
 
+def after_leading_matches(text: str, contents: list[str]) -> int:
+    """Where ``text`` goes on after the whole added tokens (longest first) it starts with."""
+    at = 0
+    while True:
+        whole = next((c for c in contents if text.startswith(c, at)), None)
+        if whole is None:
+            return at
+        at += len(whole)
+
+
 def _segmented(ctx: Context, div: Divergence, *, cut: bool) -> frozenset[int]:
     """Upstream replayed with the library's segmentation: the Prepend normalizer applied
-    once, to the text's start (not again after each added token), and, with ``cut``,
+    once, to the first piece of text (after the added tokens the text starts with, not
+    again after a later added token), and, with ``cut``,
     the text cut before every character that begins an added token (a marker added
     token there, dropped from the answer)."""
     obs = div.observation
@@ -336,11 +353,13 @@ def _segmented(ctx: Context, div: Divergence, *, cut: bool) -> frozenset[int]:
     cuts = first_character_cuts(obs.input, contents) if cut else []
     if not prepended and not cuts:
         return NONE
+    first = after_leading_matches(obs.input, contents)
+    inserts = [(at, 1, MARKER) for at in cuts]
+    if prepended and first < len(obs.input):
+        inserts.append((first, 0, prepended))  # inserted after a cut there: in front of it
     text = obs.input
-    for at in reversed(cuts):
-        text = text[:at] + MARKER + text[at:]
-    if prepended and not any(obs.input.startswith(c) for c in contents):
-        text = prepended + text
+    for at, _, inserted in sorted(inserts, reverse=True):
+        text = text[:at] + inserted + text[at:]
     fresh = max(document_ids(ctx.doc.raw), default=0) + 1
     marker = {"id": fresh, "content": MARKER, "single_word": False, "lstrip": False,
               "rstrip": False, "normalized": False, "special": False}
@@ -352,10 +371,11 @@ def _segmented(ctx: Context, div: Divergence, *, cut: bool) -> frozenset[int]:
 
 def prepend_once(ctx: Context, div: Divergence) -> frozenset[int]:
     """A Prepend normalizer and an added token in the text: the library prepends once,
-    to the whole text; upstream normalizes each piece between added tokens on its own,
-    so the piece after ``<s>`` gets a ``▁`` too. Checked: upstream replayed with the
-    Prepend removed from the normalizer and its text put at the start of the input by
-    hand answers exactly the subject's ids, tokens and type ids."""
+    to the first piece of text (after the added tokens the text starts with); upstream
+    normalizes each piece between added tokens on its own, so the piece after a later
+    ``<s>`` gets a ``▁`` too. Checked: upstream replayed with the Prepend removed from
+    the normalizer and its text put before the first piece of the input by hand answers
+    exactly the subject's ids, tokens and type ids."""
     return _segmented(ctx, div, cut=False)
 
 
@@ -381,6 +401,119 @@ def no_token_refused(ctx: Context, div: Divergence) -> frozenset[int]:
     vocab = ctx.doc.model.get("vocab")
     return yes(rule == _ZERO_ALLOCATION and isinstance(vocab, dict | list) and not vocab
                and not ctx.doc.added_tokens)
+
+
+_SPLIT_BEHAVIOR: Final = re.compile(r"^INVALID_ARGUMENT; unknown Split behavior: '(.*)'$",
+                                    re.DOTALL)
+
+
+def _split_steps(value: Any) -> list[dict[str, Any]]:
+    """The Split pre-tokenizers of ``value`` (nested Sequences too)."""
+    if not isinstance(value, dict):
+        return []
+    if value.get("type") == "Sequence" and isinstance(value.get("pretokenizers"), list):
+        return [s for step in value["pretokenizers"] for s in _split_steps(step)]
+    return [value] if value.get("type") == "Split" else []
+
+
+def split_behavior_object_refused(ctx: Context, div: Divergence) -> frozenset[int]:
+    """A Split whose ``behavior`` is written as an object (``{"Isolated": null}``, the
+    externally tagged form of the enum, which upstream reads like "Isolated"): the
+    library reads only a string and refuses the file, quoting the value. Checked: that
+    rule, upstream loaded, and a Split of the pre-tokenizer has a behavior that is not a
+    string and equals the value quoted."""
+    rule = _refused_load(div)
+    named = _SPLIT_BEHAVIOR.match(rule) if rule is not None else None
+    if named is None or not isinstance(div.observation.upstream, Loaded):
+        return NONE
+    try:
+        quoted = json.loads(named.group(1))
+    except ValueError:
+        return NONE
+    return yes(any(not isinstance(s.get("behavior"), str) and s.get("behavior") == quoted
+                   for s in _split_steps(ctx.doc.raw.get("pre_tokenizer"))))
+
+
+def _token_count(ctx: Context) -> int:
+    """The library's ``vocab_size``: the document's distinct ids (vocabulary and added
+    tokens), measured to be where its ``id_to_token`` stops naming (FINDINGS.md)."""
+    return len(document_ids(ctx.doc.raw))
+
+
+def _names(ctx: Context) -> dict[int, str]:
+    names = {v: k for k, v in ctx.doc.vocab.items() if isinstance(v, int)}
+    names.update({e["id"]: e["content"] for e in ctx.doc.added_tokens
+                  if isinstance(e.get("id"), int) and isinstance(e.get("content"), str)})
+    return names
+
+
+def renamed(ctx: Context, subject: Encoded) -> Encoded | None:
+    """The subject's answer with each token ``id_to_token`` left unnamed (None) at an id
+    at or past the document's token count given its name in the document; None where
+    there is no such token."""
+    count = _token_count(ctx)
+    unnamed = [at for at, (number, token) in enumerate(zip(subject.ids, subject.tokens,
+                                                            strict=False))
+               if token is None and number >= count]
+    if not unnamed:
+        return None
+    names = _names(ctx)
+    if any(subject.ids[at] not in names for at in unnamed):
+        return None
+    tokens = list(subject.tokens)
+    for at in unnamed:
+        tokens[at] = names[subject.ids[at]]
+    return dataclasses.replace(subject, tokens=tuple(tokens))
+
+
+def id_to_token_none_past_count(ctx: Context, div: Divergence) -> frozenset[int]:
+    """``id_to_token`` (which the adapter names each id with) answers None for an id at
+    or past the number of tokens the document gives (its ids have gaps: "b" with id 5
+    in a vocabulary of four): the library keeps a table of that many names. Checked:
+    the ids agree, and the subject's tokens with every None at such an id replaced by
+    the document's name of the id are exactly upstream's."""
+    obs = div.observation
+    subject, upstream = obs.subject, obs.upstream
+    if not (obs.operation == "encode" and isinstance(subject, Encoded)
+            and isinstance(upstream, Encoded) and subject.ids == upstream.ids):
+        return NONE
+    named = renamed(ctx, subject)
+    return yes(named is not None and named.tokens == upstream.tokens)
+
+
+def with_unnamed_tokens_named(recogniser: Callable[[Context, Divergence], frozenset[int]]
+                              ) -> Callable[[Context, Divergence], frozenset[int]]:
+    """``recogniser`` judging the subject's answer with the tokens ``id_to_token`` left
+    unnamed (``id_to_token_none_past_count``, a mechanism of its own) given their names,
+    so a divergence that shows another mechanism too is judged by that one."""
+    def judged(ctx: Context, div: Divergence) -> frozenset[int]:
+        subject = div.observation.subject
+        named = renamed(ctx, subject) if isinstance(subject, Encoded) else None
+        if named is None:
+            return recogniser(ctx, div)
+        observation = dataclasses.replace(div.observation, subject=named)
+        return recogniser(ctx, dataclasses.replace(div, observation=observation))
+
+    judged.__name__ = recogniser.__name__
+    return judged
+
+
+def dropout_ignored(ctx: Context, div: Divergence) -> frozenset[int]:
+    """BPE ``dropout``: the library never drops a merge (a dropout of 1.0, which drops
+    every merge upstream, still merges). Checked: the model's dropout is in (0, 1], and
+    upstream replayed without dropout answers exactly the subject's ids, tokens and type
+    ids."""
+    obs = div.observation
+    dropout = ctx.doc.dropout
+    if not (obs.operation == "encode" and isinstance(obs.subject, Encoded)
+            and isinstance(dropout, int | float) and not isinstance(dropout, bool)
+            and 0.0 < float(dropout) <= 1.0):
+        return NONE
+    return yes(same_tiers(obs.subject, replay_on(without_dropout(ctx), obs)))
+
+
+def without_dropout(ctx: Context) -> dict[str, Any]:
+    return {**ctx.doc.raw, "model": {**ctx.doc.model, "dropout": None}}
 
 
 _ARGUMENTS: Final = "TypeError; decode(): incompatible function arguments"
@@ -447,6 +580,12 @@ _ALL: Final[tuple[Callable[[Context, Divergence], frozenset[int]], ...]] = (
     decodes_normalized_added_token_as_content,
     decode_id_beyond_int32_refused,
     no_token_refused,
+    split_behavior_object_refused,
+    id_to_token_none_past_count,
+    dropout_ignored,
     metaspace_first_after_stripped_start,
 )
-RECOGNISERS: dict[str, Predicate] = {function.__name__: replaying(function) for function in _ALL}
+RECOGNISERS: dict[str, Predicate] = {
+    function.__name__: replaying(function if function is id_to_token_none_past_count
+                                 else with_unnamed_tokens_named(function))
+    for function in _ALL}
