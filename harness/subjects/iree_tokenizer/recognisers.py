@@ -17,6 +17,7 @@ import re
 from collections.abc import Callable
 from typing import Any, Final
 
+from ...core.observation import Observation
 from ...core.outcome import Crashed, Decoded, Encoded, Loaded, Outcome, Refused
 from ...judge.compare import Divergence
 from ...judge.predicates import NONE, Context, Predicate
@@ -256,17 +257,17 @@ def unreachable_token_produced(ctx: Context, div: Divergence) -> frozenset[int]:
     token), or a character the vocabulary lacks ("qq" with no "q", "<s>" in a
     byte-fallback vocabulary without "<"); "ab" with "a" and "b" stays two. Upstream's
     BPE only ever joins symbols through the file's merges. Checked (against upstream
-    replayed without dropout where the model has one: the library ignores it,
-    ``dropout_ignored``): both sides cover the same bytes (their tokens joined, a
+    replayed on the document as the library reads it where that differs:
+    ``library_reading``): both sides cover the same bytes (their tokens joined, a
     byte-fallback token as its byte), every subject token is a vocabulary entry, and one
     of the subject's tokens is longer than one character, is the result of no merge,
     and holds a non-ASCII character or one that is not a vocabulary token."""
     obs = div.observation
     subject = obs.subject
     upstream: Outcome | None = obs.upstream
-    dropout = ctx.doc.dropout
-    if isinstance(dropout, int | float) and not isinstance(dropout, bool) and dropout > 0:
-        upstream = replay_on(without_dropout(ctx), obs)  # the library ignores dropout too
+    reading = library_reading(ctx, obs)
+    if reading is not None:  # the library ignores dropout, reads Metaspace "first" so
+        upstream = replay_on(reading, obs)
     if not (obs.operation == "encode" and isinstance(subject, Encoded)
             and isinstance(upstream, Encoded) and ctx.doc.model.get("type") == "BPE"
             and subject.tokens and all(isinstance(t, str) for t in subject.tokens)
@@ -512,6 +513,11 @@ def dropout_ignored(ctx: Context, div: Divergence) -> frozenset[int]:
     return yes(same_tiers(obs.subject, replay_on(without_dropout(ctx), obs)))
 
 
+def _has_dropout(ctx: Context) -> bool:
+    dropout = ctx.doc.dropout
+    return isinstance(dropout, int | float) and not isinstance(dropout, bool) and dropout > 0
+
+
 def without_dropout(ctx: Context) -> dict[str, Any]:
     return {**ctx.doc.raw, "model": {**ctx.doc.model, "dropout": None}}
 
@@ -539,6 +545,34 @@ def _starts_at(upstream: Encoded) -> int | None:
     return next((start for start, end in upstream.spans if end > start), None)
 
 
+def _first_prepends_past_stripped_start(ctx: Context, obs: Observation) -> bool:
+    """The mechanism of ``metaspace_first_after_stripped_start`` holds for ``obs``: a
+    Metaspace "first", an input holding no added token (one section), and upstream's
+    first token beginning past offset 0 (a normalizer took the text's start off)."""
+    pre = ctx.doc.raw.get("pre_tokenizer")
+    upstream = obs.upstream
+    if not (obs.operation == "encode" and isinstance(obs.input, str)
+            and isinstance(upstream, Encoded) and metaspace_first_as(pre, "always") != pre
+            and not any(c in obs.input for c in _contents(ctx))):
+        return False
+    start = _starts_at(upstream)
+    return start is not None and start > 0
+
+
+def library_reading(ctx: Context, obs: Observation) -> dict[str, Any] | None:
+    """The document as the library reads it for ``obs``, where upstream can be made to
+    read it so: without dropout (``dropout_ignored``), and with the Metaspace "first"
+    as "always" where ``metaspace_first_after_stripped_start`` holds; None where
+    neither applies."""
+    document, changed = ctx.doc.raw, False
+    if _has_dropout(ctx):
+        document, changed = without_dropout(ctx), True
+    if _first_prepends_past_stripped_start(ctx, obs):
+        pre = metaspace_first_as(document.get("pre_tokenizer"), "always")
+        document, changed = {**document, "pre_tokenizer": pre}, True
+    return document if changed else None
+
+
 def metaspace_first_after_stripped_start(ctx: Context, div: Divergence) -> frozenset[int]:
     """A Metaspace pre-tokenizer with ``prepend_scheme: first`` after a normalizer that
     removed the start of the text (a Strip of leading whitespace): upstream prepends
@@ -546,21 +580,13 @@ def metaspace_first_after_stripped_start(ctx: Context, div: Divergence) -> froze
     nothing; the library prepends to the first piece whatever the normalizer took off.
     Checked: the input holds no added token (one section), upstream's first token
     begins past offset 0, and upstream replayed with the scheme "always" (which
-    prepends to that first piece) answers exactly the subject's ids, tokens and type
-    ids."""
+    prepends to that first piece; and without dropout, which the library ignores too)
+    answers exactly the subject's ids, tokens and type ids."""
     obs = div.observation
-    upstream = obs.upstream
-    pre = ctx.doc.raw.get("pre_tokenizer")
-    always = metaspace_first_as(pre, "always")
-    if not (obs.operation == "encode" and isinstance(obs.input, str)
-            and isinstance(obs.subject, Encoded) and isinstance(upstream, Encoded)
-            and always != pre and not any(c in obs.input for c in _contents(ctx))):
+    if not (isinstance(obs.subject, Encoded) and _first_prepends_past_stripped_start(ctx, obs)):
         return NONE
-    start = _starts_at(upstream)
-    if start is None or start == 0:
-        return NONE
-    return yes(same_tiers(obs.subject, replay_on({**ctx.doc.raw, "pre_tokenizer": always},
-                                                 obs)))
+    document = library_reading(ctx, obs)
+    return yes(document is not None and same_tiers(obs.subject, replay_on(document, obs)))
 
 
 _ALL: Final[tuple[Callable[[Context, Divergence], frozenset[int]], ...]] = (
