@@ -258,20 +258,21 @@ def unreachable_token_produced(ctx: Context, div: Divergence) -> frozenset[int]:
     byte-fallback vocabulary without "<"); "ab" with "a" and "b" stays two. Upstream's
     BPE only ever joins symbols through the file's merges. Checked (against upstream
     replayed on the document as the library reads it where that differs:
-    ``library_reading``): both sides cover the same bytes (their tokens joined, a
-    byte-fallback token as its byte), every subject token is a vocabulary entry, and one
-    of the subject's tokens is longer than one character, is the result of no merge,
-    and holds a non-ASCII character or one that is not a vocabulary token."""
+    ``library_reading``): both sides cover the same bytes (upstream's tokens joined, a
+    byte-fallback token as its byte; the subject's, a byte-fallback token as its byte or
+    as its own text: "<0x41>" in the text is such a token too), every subject token is a
+    vocabulary entry or an added token, and one of the subject's tokens standing as its
+    own text is longer than one character, is the result of no merge, and holds a
+    non-ASCII character or one that is not a vocabulary token."""
     obs = div.observation
     subject = obs.subject
     upstream: Outcome | None = obs.upstream
     reading = library_reading(ctx, obs)
     if reading is not None:  # the library ignores dropout, reads Metaspace "first" so
-        upstream = replay_on(reading, obs)
+        upstream = replay_on(reading[1], reading[0])
     if not (obs.operation == "encode" and isinstance(subject, Encoded)
             and isinstance(upstream, Encoded) and ctx.doc.model.get("type") == "BPE"
-            and subject.tokens and all(isinstance(t, str) for t in subject.tokens)
-            and _covered(subject.tokens) == _covered(upstream.tokens)):
+            and subject.tokens and all(isinstance(t, str) for t in subject.tokens)):
         return NONE
     built = set()
     for merge in ctx.doc.merges or ():
@@ -280,11 +281,34 @@ def unreachable_token_produced(ctx: Context, div: Divergence) -> frozenset[int]:
                                                                for s in sides):
             built.add(sides[0] + sides[1])
     added = {entry.get("content") for entry in ctx.doc.added_tokens}
-    ordinary = [t for t in subject.tokens if t not in added]
     vocab = ctx.doc.vocab
-    return yes(all(t in vocab for t in ordinary) and any(
-        len(t) > 1 and t not in built
-        and (not t.isascii() or any(c not in vocab for c in t)) for t in ordinary))
+
+    def unreachable(token: str) -> bool:
+        return token not in added and len(token) > 1 and token not in built and (
+            not token.isascii() or any(c not in vocab for c in token))
+
+    return yes(all(t in vocab or t in added for t in subject.tokens) and _covers_with(
+        subject.tokens, _covered(upstream.tokens), unreachable))
+
+
+def _covers_with(tokens: tuple[str, ...], target: bytes, unreachable: Callable[[str], bool]
+                 ) -> bool:
+    """``tokens`` joined cover exactly ``target``, each byte-fallback token (``<0x41>``)
+    as its byte or as its own text (the library also produces one from its text, like
+    any vocabulary entry), and at least one token that ``unreachable`` names stands as
+    its own text."""
+    states = {(0, False)}  # (bytes covered, an unreachable token used as its text)
+    for token in tokens:
+        text = token.encode("utf-8", "surrogatepass")
+        following = set()
+        for at, found in states:
+            if target.startswith(text, at):
+                following.add((at + len(text), found or unreachable(token)))
+            if _BYTE_TOKEN.match(token) and at < len(target) \
+                    and target[at] == int(token[3:5], 16):
+                following.add((at + 1, found))
+        states = following
+    return (len(target), True) in states
 
 
 def without_prepend(value: Any) -> tuple[Any, str]:
@@ -545,32 +569,34 @@ def _starts_at(upstream: Encoded) -> int | None:
     return next((start for start, end in upstream.spans if end > start), None)
 
 
-def _first_prepends_past_stripped_start(ctx: Context, obs: Observation) -> bool:
-    """The mechanism of ``metaspace_first_after_stripped_start`` holds for ``obs``: a
-    Metaspace "first", an input holding no added token (one section), and upstream's
-    first token beginning past offset 0 (a normalizer took the text's start off)."""
+def _stripped_start(ctx: Context, obs: Observation) -> int:
+    """Where upstream's first token begins in the input when the pre-tokenizer has a
+    Metaspace "first" and that is past offset 0 (a normalizer took the text's start
+    off: upstream's "first" then prepends nothing); else 0."""
     pre = ctx.doc.raw.get("pre_tokenizer")
     upstream = obs.upstream
     if not (obs.operation == "encode" and isinstance(obs.input, str)
-            and isinstance(upstream, Encoded) and metaspace_first_as(pre, "always") != pre
-            and not any(c in obs.input for c in _contents(ctx))):
-        return False
-    start = _starts_at(upstream)
-    return start is not None and start > 0
+            and isinstance(upstream, Encoded) and metaspace_first_as(pre, "always") != pre):
+        return 0
+    return _starts_at(upstream) or 0
 
 
-def library_reading(ctx: Context, obs: Observation) -> dict[str, Any] | None:
-    """The document as the library reads it for ``obs``, where upstream can be made to
-    read it so: without dropout (``dropout_ignored``), and with the Metaspace "first"
-    as "always" where ``metaspace_first_after_stripped_start`` holds; None where
-    neither applies."""
-    document, changed = ctx.doc.raw, False
+def library_reading(ctx: Context, obs: Observation
+                    ) -> tuple[Observation, dict[str, Any]] | None:
+    """``obs`` as the library reads it, where upstream can be made to read it so: the
+    document without dropout (``dropout_ignored``), and the input without the
+    characters a normalizer strips off its start where the pre-tokenizer is a Metaspace
+    "first" (``metaspace_first_after_stripped_start``: the first piece then begins at
+    offset 0 and upstream prepends too); None where neither applies."""
+    document, text = ctx.doc.raw, obs.input
     if _has_dropout(ctx):
-        document, changed = without_dropout(ctx), True
-    if _first_prepends_past_stripped_start(ctx, obs):
-        pre = metaspace_first_as(document.get("pre_tokenizer"), "always")
-        document, changed = {**document, "pre_tokenizer": pre}, True
-    return document if changed else None
+        document = without_dropout(ctx)
+    start = _stripped_start(ctx, obs)
+    if start > 0 and isinstance(text, str):
+        text = text[start:]
+    if document is ctx.doc.raw and text == obs.input:
+        return None
+    return dataclasses.replace(obs, input=text), document
 
 
 def metaspace_first_after_stripped_start(ctx: Context, div: Divergence) -> frozenset[int]:
@@ -578,15 +604,18 @@ def metaspace_first_after_stripped_start(ctx: Context, div: Divergence) -> froze
     removed the start of the text (a Strip of leading whitespace): upstream prepends
     only to a piece that begins at offset 0 of the original text, so it prepends
     nothing; the library prepends to the first piece whatever the normalizer took off.
-    Checked: the input holds no added token (one section), upstream's first token
-    begins past offset 0, and upstream replayed with the scheme "always" (which
-    prepends to that first piece; and without dropout, which the library ignores too)
-    answers exactly the subject's ids, tokens and type ids."""
+    Checked: upstream's first token begins past offset 0, and upstream replayed on the
+    input without the characters before it (the first piece then begins at offset 0;
+    and without dropout, which the library ignores too) answers exactly the subject's
+    ids, tokens and type ids."""
     obs = div.observation
-    if not (isinstance(obs.subject, Encoded) and _first_prepends_past_stripped_start(ctx, obs)):
+    if not (isinstance(obs.subject, Encoded) and _stripped_start(ctx, obs) > 0):
         return NONE
-    document = library_reading(ctx, obs)
-    return yes(document is not None and same_tiers(obs.subject, replay_on(document, obs)))
+    reading = library_reading(ctx, obs)
+    if reading is None:
+        return NONE
+    read, document = reading
+    return yes(same_tiers(obs.subject, replay_on(document, read)))
 
 
 _ALL: Final[tuple[Callable[[Context, Divergence], frozenset[int]], ...]] = (
