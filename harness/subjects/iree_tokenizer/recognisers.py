@@ -187,15 +187,22 @@ def byte_tokens_dropped(ctx: Context, div: Divergence) -> frozenset[int]:
 
 
 def unk_per_byte(ctx: Context, div: Divergence) -> frozenset[int]:
-    """A character missing from a byte-fallback vocabulary that has no ``<0x..>`` token
-    for its bytes either: upstream gives one unk token for the character, the library one
-    per UTF-8 byte ("▁" is three). Checked: byte_fallback is on, and upstream's answer
-    with each unk token repeated once per byte of the text it spans is exactly the
+    """A character missing from a byte-fallback vocabulary that lacks a ``<0x..>`` token
+    for one of its bytes: upstream gives one unk token for the character, the library
+    falls back byte by byte, each byte its ``<0x..>`` token where the vocabulary has one
+    and the unk token where not ("▁" with no byte tokens is three unk tokens; "Ñ" with
+    "<0x91>" but no "<0xC3>" is unk, ``<0x91>``). Checked: byte_fallback is on, and
+    upstream's answer (on the document as the library reads it: ``library_reading``)
+    with each unk token replaced so, byte by byte of the text it spans, is exactly the
     subject's ids and tokens."""
     obs = div.observation
-    subject, upstream = obs.subject, obs.upstream
+    subject = obs.subject
     unk = ctx.doc.unk_token
-    if not (obs.operation == "encode" and isinstance(obs.input, str) and ctx.doc.byte_fallback
+    reading = library_reading(ctx, obs)
+    read = obs if reading is None else reading[0]
+    upstream = obs.upstream if reading is None else replay_on(reading[1], read)
+    vocab = ctx.doc.vocab
+    if not (obs.operation == "encode" and isinstance(read.input, str) and ctx.doc.byte_fallback
             and isinstance(subject, Encoded) and isinstance(upstream, Encoded)
             and unk is not None and len(upstream.spans) == len(upstream.ids)):
         return NONE
@@ -203,10 +210,15 @@ def unk_per_byte(ctx: Context, div: Divergence) -> frozenset[int]:
     tokens: list[str] = []
     for number, token, (start, end) in zip(upstream.ids, upstream.tokens, upstream.spans,
                                            strict=True):
-        times = len(obs.input[start:end].encode("utf-8", "surrogatepass")) \
-            if token == unk else 1
-        ids.extend([number] * times)
-        tokens.extend([token] * times)
+        if token != unk:
+            ids.append(number)
+            tokens.append(token)
+            continue
+        for byte in read.input[start:end].encode("utf-8", "surrogatepass"):
+            name = f"<0x{byte:02X}>"
+            fallback = vocab.get(name)
+            ids.append(fallback if isinstance(fallback, int) else number)
+            tokens.append(name if isinstance(fallback, int) else token)
     return yes(tuple(ids) != upstream.ids and tuple(ids) == subject.ids
                and tuple(tokens) == subject.tokens)
 
@@ -546,6 +558,49 @@ def without_dropout(ctx: Context) -> dict[str, Any]:
     return {**ctx.doc.raw, "model": {**ctx.doc.model, "dropout": None}}
 
 
+_SPLIT_REGEX: Final = re.compile(r"failed to compile Split regex at position (\d+): "
+                                 r"unexpected token$")
+_QUANTIFIERS: Final = frozenset("*+?")
+
+
+def stacked_quantifier_refused(ctx: Context, div: Divergence) -> frozenset[int]:
+    """A Split regex with a quantifier right after another (``a**``, ``a+?*``; Oniguruma,
+    upstream's engine, reads the second as applying to the first): the library's regex
+    compiler refuses it ("unexpected token at position N; failed to compile Split regex
+    at position N"). Checked: that rule, upstream loaded, and a Split regex of the
+    pre-tokenizer has a quantifier at the position the message names with a quantifier
+    (or a closing ``}``) just before it."""
+    rule = _refused_load(div)
+    subject = div.observation.subject
+    named = _SPLIT_REGEX.search(subject.message) if isinstance(subject, Refused) else None
+    if rule is None or named is None or not rule.startswith("INVALID_ARGUMENT; unexpected "
+                                                            "token at position N"):
+        return NONE
+    at = int(named.group(1))
+    patterns = [s["pattern"]["Regex"] for s in _split_steps(ctx.doc.raw.get("pre_tokenizer"))
+                if isinstance(s.get("pattern"), dict)
+                and isinstance(s["pattern"].get("Regex"), str)]
+    return yes(any(0 < at < len(p) and p[at] in _QUANTIFIERS
+                   and (p[at - 1] in _QUANTIFIERS or p[at - 1] == "}") for p in patterns))
+
+
+def byte_level_decoded_per_token(ctx: Context, div: Divergence) -> frozenset[int]:
+    """A ByteLevel decoder: the library turns each token back into its bytes and into
+    text on its own, so a character whose bytes two tokens share is lost ("Ã", "¸",
+    the two bytes of "ø", decode as two U+FFFD); upstream joins the bytes of all the
+    tokens first. Checked: the decoder has a ByteLevel step, and upstream's decodes of
+    each id alone, joined, are exactly the subject's text."""
+    obs = div.observation
+    ids = obs.input
+    if not (obs.operation == "decode" and isinstance(obs.subject, Decoded)
+            and isinstance(ids, tuple) and "ByteLevel" in ctx.doc.step_types("decoder")):
+        return NONE
+    pieces = [replay_on(ctx.doc.raw, dataclasses.replace(obs, input=(number,)))
+              for number in ids]
+    return yes(all(isinstance(p, Decoded) for p in pieces) and "".join(
+        p.text for p in pieces if isinstance(p, Decoded)) == obs.subject.text)
+
+
 _ARGUMENTS: Final = "TypeError; decode(): incompatible function arguments"
 #: The largest id the bindings convert (their ``int`` is 32-bit signed).
 _INT32_MAX: Final = 2**31 - 1
@@ -636,6 +691,8 @@ _ALL: Final[tuple[Callable[[Context, Divergence], frozenset[int]], ...]] = (
     decode_id_beyond_int32_refused,
     no_token_refused,
     split_behavior_object_refused,
+    stacked_quantifier_refused,
+    byte_level_decoded_per_token,
     id_to_token_none_past_count,
     dropout_ignored,
     metaspace_first_after_stripped_start,
