@@ -256,12 +256,6 @@ def passthrough_decode_refused(ctx: Context, div: Divergence) -> frozenset[int]:
     return yes(all(kind in _PASSTHROUGH for kind in ctx.doc.step_types("decoder")))
 
 
-def _covered(tokens: tuple[str, ...]) -> bytes:
-    """The UTF-8 bytes tokens cover, a byte-fallback token (``<0xE1>``) as its byte."""
-    return b"".join(bytes([int(t[3:5], 16)]) if _BYTE_TOKEN.match(t)
-                    else t.encode("utf-8", "surrogatepass") for t in tokens)
-
-
 def unreachable_token_produced(ctx: Context, div: Divergence) -> frozenset[int]:
     """A BPE vocabulary token is produced though no merge builds it: the library's BPE
     runs on UTF-8 bytes and joins the bytes of a vocabulary entry by merges of its own
@@ -271,7 +265,8 @@ def unreachable_token_produced(ctx: Context, div: Divergence) -> frozenset[int]:
     BPE only ever joins symbols through the file's merges. Checked (against upstream
     replayed on the document as the library reads it where that differs:
     ``library_reading``): both sides cover the same bytes (upstream's tokens joined, a
-    byte-fallback token as its byte; the subject's, a byte-fallback token as its byte or
+    byte-fallback token as its byte, an unk token as the library falls back on the text
+    it spans, ``unk_per_byte``; the subject's, a byte-fallback token as its byte or
     as its own text: "<0x41>" in the text is such a token too), every subject token is a
     vocabulary entry or an added token, and one of the subject's tokens standing as its
     own text is longer than one character, is the result of no merge, and holds a
@@ -280,8 +275,9 @@ def unreachable_token_produced(ctx: Context, div: Divergence) -> frozenset[int]:
     subject = obs.subject
     upstream: Outcome | None = obs.upstream
     reading = library_reading(ctx, obs)
+    read = obs if reading is None else reading[0]
     if reading is not None:  # the library ignores dropout, reads Metaspace "first" so
-        upstream = replay_on(reading[1], reading[0])
+        upstream = replay_on(reading[1], read)
     if not (obs.operation == "encode" and isinstance(subject, Encoded)
             and isinstance(upstream, Encoded) and ctx.doc.model.get("type") == "BPE"
             and subject.tokens and all(isinstance(t, str) for t in subject.tokens)):
@@ -299,25 +295,58 @@ def unreachable_token_produced(ctx: Context, div: Divergence) -> frozenset[int]:
         return token not in added and len(token) > 1 and token not in built and (
             not token.isascii() or any(c not in vocab for c in token))
 
+    units = _units(ctx, upstream, read.input)
     return yes(all(t in vocab or t in added for t in subject.tokens) and _covers_with(
-        subject.tokens, _covered(upstream.tokens), unreachable))
+        subject.tokens, units, ctx.doc.unk_token, unreachable))
 
 
-def _covers_with(tokens: tuple[str, ...], target: bytes, unreachable: Callable[[str], bool]
-                 ) -> bool:
-    """``tokens`` joined cover exactly ``target``, each byte-fallback token (``<0x41>``)
-    as its byte or as its own text (the library also produces one from its text, like
-    any vocabulary entry), and at least one token that ``unreachable`` names stands as
-    its own text."""
-    states = {(0, False)}  # (bytes covered, an unreachable token used as its text)
+#: A unit of ``_units`` standing for a byte the library falls back to the unk token for.
+_UNK_BYTE: Final = -1
+
+
+def _units(ctx: Context, upstream: Encoded, text: Any) -> tuple[int, ...]:
+    """The bytes upstream's tokens cover, a byte-fallback token as its byte; an unk
+    token (with byte_fallback on, where upstream has its span) as the bytes of the text
+    it spans the way the library falls back (``unk_per_byte``): a byte with a
+    ``<0x..>`` token as that byte, one without as ``_UNK_BYTE`` (a run of them as one
+    with ``fuse_unk``)."""
+    unk = ctx.doc.unk_token
+    spans = upstream.spans if len(upstream.spans) == len(upstream.tokens) else None
+    units: list[int] = []
+    for index, token in enumerate(upstream.tokens):
+        if token == unk and ctx.doc.byte_fallback and spans is not None \
+                and isinstance(text, str):
+            start, end = spans[index]
+            for byte in text[start:end].encode("utf-8", "surrogatepass"):
+                if f"<0x{byte:02X}>" in ctx.doc.vocab:
+                    units.append(byte)
+                elif not (ctx.doc.model.get("fuse_unk") is True and units
+                          and units[-1] == _UNK_BYTE):
+                    units.append(_UNK_BYTE)
+        elif _BYTE_TOKEN.match(token):
+            units.append(int(token[3:5], 16))
+        else:
+            units.extend(token.encode("utf-8", "surrogatepass"))
+    return tuple(units)
+
+
+def _covers_with(tokens: tuple[str, ...], target: tuple[int, ...], unk: str | None,
+                 unreachable: Callable[[str], bool]) -> bool:
+    """``tokens`` joined cover exactly ``target`` (``_units``), each byte-fallback token
+    (``<0x41>``) as its byte or as its own text (the library also produces one from its
+    text, like any vocabulary entry), the unk token as its text or one ``_UNK_BYTE``,
+    and at least one token that ``unreachable`` names stands as its own text."""
+    states = {(0, False)}  # (units covered, an unreachable token used as its text)
     for token in tokens:
-        text = token.encode("utf-8", "surrogatepass")
+        text = tuple(token.encode("utf-8", "surrogatepass"))
         following = set()
         for at, found in states:
-            if target.startswith(text, at):
+            if target[at:at + len(text)] == text:
                 following.add((at + len(text), found or unreachable(token)))
             if _BYTE_TOKEN.match(token) and at < len(target) \
                     and target[at] == int(token[3:5], 16):
+                following.add((at + 1, found))
+            if token == unk and at < len(target) and target[at] == _UNK_BYTE:
                 following.add((at + 1, found))
         states = following
     return (len(target), True) in states
@@ -601,6 +630,120 @@ def byte_level_decoded_per_token(ctx: Context, div: Divergence) -> frozenset[int
         p.text for p in pieces if isinstance(p, Decoded)) == obs.subject.text)
 
 
+_CLASS_RANGES: Final = "character class has too many Unicode ranges"
+#: The most items outside ASCII (characters or ranges) a bracket class of the library's
+#: regex compiler holds, measured (FINDINGS.md).
+_CLASS_ITEMS: Final = 10
+
+
+def class_items_outside_ascii(pattern: str) -> list[int]:
+    """For each bracket class of ``pattern`` (``[...]``, escapes skipped), how many of
+    its items (a character, an escape or a range) reach outside ASCII."""
+    counts: list[int] = []
+    at = 0
+    while at < len(pattern):
+        if pattern[at] == "\\":
+            at += 2
+            continue
+        if pattern[at] != "[":
+            at += 1
+            continue
+        at += 1
+        if at < len(pattern) and pattern[at] == "^":
+            at += 1
+        count, first = 0, True
+        while at < len(pattern) and (pattern[at] != "]" or first):
+            first = False
+            item = pattern[at:at + 2] if pattern[at] == "\\" else pattern[at]
+            at += len(item)
+            if at + 1 < len(pattern) and pattern[at] == "-" and pattern[at + 1] != "]":
+                end = pattern[at + 1:at + 3] if pattern[at + 1] == "\\" else pattern[at + 1]
+                item += end
+                at += 1 + len(end)
+            count += not item.isascii()
+        counts.append(count)
+        at += 1
+    return counts
+
+
+def regex_class_too_wide_refused(ctx: Context, div: Divergence) -> frozenset[int]:
+    """A Split regex with a bracket class of more than ten items outside ASCII
+    (characters or ranges): the library's regex compiler refuses it ("character class
+    has too many Unicode ranges; use \\p{L} for broad matching"); upstream compiles it.
+    Checked: that rule, upstream loaded, and a Split regex of the pre-tokenizer has a
+    bracket class of more than ten such items."""
+    rule = _refused_load(div)
+    if rule is None or _CLASS_RANGES not in rule \
+            or not isinstance(div.observation.upstream, Loaded):
+        return NONE
+    patterns = [s["pattern"]["Regex"] for s in _split_steps(ctx.doc.raw.get("pre_tokenizer"))
+                if isinstance(s.get("pattern"), dict)
+                and isinstance(s["pattern"].get("Regex"), str)]
+    return yes(any(n > _CLASS_ITEMS for p in patterns for n in class_items_outside_ascii(p)))
+
+
+def _utf8_groups(data: bytes) -> list[bytes]:
+    """``data`` cut the way the library's byte fallback decodes it: each complete UTF-8
+    character a group, every other byte a group of its own (one U+FFFD each)."""
+    groups, at = [], 0
+    while at < len(data):
+        for size in (1, 2, 3, 4):
+            try:
+                data[at:at + size].decode("utf-8")
+            except UnicodeDecodeError:
+                continue
+            break
+        else:
+            size = 1
+        groups.append(data[at:at + size])
+        at += size
+    return groups
+
+
+def byte_fallback_decoded_lossy(ctx: Context, div: Divergence) -> frozenset[int]:
+    """A ByteFallback decoder over byte tokens that are not valid UTF-8: upstream turns
+    every byte token of such a run into U+FFFD (``<0x42>``, ``<0x98>``, ``<0x1F>`` is
+    three); the library keeps each complete character and makes every other byte one
+    U+FFFD ("B\\ufffd\\x1f"). Checked: the decoder has a ByteFallback step, and
+    upstream replayed on the ids with a token of empty text (a fresh vocabulary entry)
+    between the library's groups of each run of byte tokens (a complete character, or
+    one byte) answers exactly the subject's text."""
+    obs = div.observation
+    ids = obs.input
+    if not (obs.operation == "decode" and isinstance(obs.subject, Decoded)
+            and isinstance(ids, tuple) and "ByteFallback" in ctx.doc.step_types("decoder")):
+        return NONE
+    names = _names(ctx)
+    special = {e["id"] for e in ctx.doc.added_tokens
+               if e.get("special") is True and isinstance(e.get("id"), int)}
+    kept = [i for i in ids if i in names
+            and not (obs.option("skip_special_tokens") and i in special)]
+    fresh = max(document_ids(ctx.doc.raw), default=0) + 1
+    cut: list[int] = []
+    at = 0
+    while at < len(kept):
+        if not _BYTE_TOKEN.match(names[kept[at]]):
+            cut.append(kept[at])
+            at += 1
+            continue
+        end = at
+        while end < len(kept) and _BYTE_TOKEN.match(names[kept[end]]):
+            end += 1
+        run = kept[at:end]
+        for group in _utf8_groups(bytes(int(names[i][3:5], 16) for i in run)):
+            cut.extend([*run[:len(group)], fresh])
+            run = run[len(group):]
+        at = end
+    if fresh not in cut:  # no byte token
+        return NONE
+    vocab = ctx.doc.model.get("vocab")
+    if not isinstance(vocab, dict) or "" in vocab:
+        return NONE
+    document = {**ctx.doc.raw, "model": {**ctx.doc.model, "vocab": {**vocab, "": fresh}}}
+    replayed = replay_on(document, dataclasses.replace(obs, input=tuple(cut)))
+    return yes(isinstance(replayed, Decoded) and replayed.text == obs.subject.text)
+
+
 _ARGUMENTS: Final = "TypeError; decode(): incompatible function arguments"
 #: The largest id the bindings convert (their ``int`` is 32-bit signed).
 _INT32_MAX: Final = 2**31 - 1
@@ -693,6 +836,8 @@ _ALL: Final[tuple[Callable[[Context, Divergence], frozenset[int]], ...]] = (
     split_behavior_object_refused,
     stacked_quantifier_refused,
     byte_level_decoded_per_token,
+    regex_class_too_wide_refused,
+    byte_fallback_decoded_lossy,
     id_to_token_none_past_count,
     dropout_ignored,
     metaspace_first_after_stripped_start,
