@@ -198,9 +198,7 @@ def unk_per_byte(ctx: Context, div: Divergence) -> frozenset[int]:
     obs = div.observation
     subject = obs.subject
     unk = ctx.doc.unk_token
-    reading = library_reading(ctx, obs)
-    read = obs if reading is None else reading[0]
-    upstream = obs.upstream if reading is None else replay_on(reading[1], read)
+    read, upstream = upstream_as_read(ctx, obs)
     vocab = ctx.doc.vocab
     if not (obs.operation == "encode" and isinstance(read.input, str) and ctx.doc.byte_fallback
             and isinstance(subject, Encoded) and isinstance(upstream, Encoded)
@@ -274,10 +272,7 @@ def unreachable_token_produced(ctx: Context, div: Divergence) -> frozenset[int]:
     obs = div.observation
     subject = obs.subject
     upstream: Outcome | None = obs.upstream
-    reading = library_reading(ctx, obs)
-    read = obs if reading is None else reading[0]
-    if reading is not None:  # the library ignores dropout, reads Metaspace "first" so
-        upstream = replay_on(reading[1], read)
+    read, upstream = upstream_as_read(ctx, obs)
     if not (obs.operation == "encode" and isinstance(subject, Encoded)
             and isinstance(upstream, Encoded) and ctx.doc.model.get("type") == "BPE"
             and subject.tokens and all(isinstance(t, str) for t in subject.tokens)):
@@ -833,6 +828,55 @@ def library_reading(ctx: Context, obs: Observation
     if document is ctx.doc.raw and text == obs.input:
         return None
     return dataclasses.replace(obs, input=text), document
+
+
+def _resolves(ctx: Context, char: str) -> bool:
+    """``char`` is a vocabulary entry, or byte fallback covers it with byte tokens."""
+    vocab = ctx.doc.vocab
+    return char in vocab or (ctx.doc.byte_fallback and all(
+        f"<0x{b:02X}>" in vocab for b in char.encode("utf-8", "surrogatepass")))
+
+
+def upstream_as_read(ctx: Context, obs: Observation) -> tuple[Observation, Outcome | None]:
+    """Upstream's answer to ``obs`` on the document as the library reads it
+    (``library_reading``), and the observation it answers. With byte fallback and an
+    unk token, upstream's own ordering bug (a pending unk flushed after the byte tokens
+    of the next character: our registry's ``unk-byte-fallback-ordering``) is kept out:
+    a marker token (dropped from the answer) after each character that has neither a
+    token nor all its byte tokens and is followed by one byte fallback covers."""
+    reading = library_reading(ctx, obs)
+    read, document = (obs, ctx.doc.raw) if reading is None else reading
+    text = read.input
+    unk = ctx.doc.unk_token
+    if not (isinstance(text, str) and ctx.doc.byte_fallback and unk is not None):
+        return read, obs.upstream if reading is None else replay_on(document, read)
+    cuts = [at + 1 for at in range(len(text) - 1)
+            if not _resolves(ctx, text[at]) and text[at + 1] not in ctx.doc.vocab
+            and _resolves(ctx, text[at + 1])]
+    if not cuts:
+        return read, obs.upstream if reading is None else replay_on(document, read)
+    for at in reversed(cuts):
+        text = text[:at] + MARKER + text[at:]
+    fresh = max(document_ids(document), default=0) + 1
+    marker = {"id": fresh, "content": MARKER, "single_word": False, "lstrip": False,
+              "rstrip": False, "normalized": False, "special": False}
+    marked = dataclasses.replace(read, input=text)
+    replayed = replay_on({**document, "added_tokens": [*ctx.doc.added_tokens, marker]},
+                         marked)
+    if not isinstance(replayed, Encoded):
+        return read, None
+    keep = [i for i, token in enumerate(replayed.tokens) if token != MARKER]
+    spans = replayed.spans
+    placed = [at + k * len(MARKER) for k, at in enumerate(cuts)]  # in the marked text
+    shift = [sum(1 for m in placed if m < start) * len(MARKER) for start, _ in spans]
+    unmarked_answer = dataclasses.replace(
+        replayed, ids=tuple(replayed.ids[i] for i in keep),
+        tokens=tuple(replayed.tokens[i] for i in keep),
+        spans=tuple((spans[i][0] - shift[i], spans[i][1] - shift[i]) for i in keep)
+        if len(spans) == len(replayed.ids) else spans,
+        type_ids=tuple(replayed.type_ids[i] for i in keep)
+        if len(replayed.type_ids) == len(replayed.ids) else replayed.type_ids)
+    return read, unmarked_answer
 
 
 def metaspace_first_after_stripped_start(ctx: Context, div: Divergence) -> frozenset[int]:
