@@ -777,6 +777,57 @@ def byte_level_prefix_space_once(ctx: Context, div: Divergence) -> frozenset[int
     return yes(same_tiers(obs.subject, replayed))
 
 
+_GROUP_TYPE: Final = re.compile(r"parse error at position (\d+): unknown group type \(\?;")
+#: The group kinds after "(?" the library's regex compiler lacks, measured (FINDINGS.md):
+#: look-behind and look-ahead, atomic, named and comment groups.
+_UNKNOWN_GROUPS: Final = frozenset("<>=!P#")
+
+
+def _split_patterns(ctx: Context) -> list[str]:
+    return [s["pattern"]["Regex"] for s in _split_steps(ctx.doc.raw.get("pre_tokenizer"))
+            if isinstance(s.get("pattern"), dict) and isinstance(s["pattern"].get("Regex"), str)]
+
+
+def _at_position(pattern: str, position: int) -> list[int]:
+    """The character indices ``position`` may name in ``pattern``: a character index,
+    or a UTF-8 byte offset."""
+    head = pattern.encode("utf-8", "surrogatepass")[:position]
+    return sorted({position, len(head.decode("utf-8", "ignore"))})
+
+
+def regex_group_kind_refused(ctx: Context, div: Divergence) -> frozenset[int]:
+    """A Split regex with a group kind the library's regex compiler lacks (look-behind
+    ``(?<=``, look-ahead ``(?=``, atomic ``(?>``, named ``(?<n>``/``(?P<n>``, comment
+    ``(?#``): refused ("unknown group type (?"); upstream's Oniguruma compiles them.
+    Checked: that rule, upstream loaded, and a Split regex of the pre-tokenizer has
+    "(?" and one of those kinds at the position the message names."""
+    rule = _refused_load(div)
+    subject = div.observation.subject
+    named = _GROUP_TYPE.search(subject.message) if isinstance(subject, Refused) else None
+    if rule is None or named is None or not isinstance(div.observation.upstream, Loaded):
+        return NONE
+    position = int(named.group(1))
+    return yes(any(p[at:at + 2] == "(?" and p[at + 2:at + 3] in _UNKNOWN_GROUPS
+                   and p[at + 2:at + 3] != "" for p in _split_patterns(ctx)
+                   for at in _at_position(p, position)))
+
+
+_DROPOUT_RANGE: Final = "Dropout should be between 0 and 1, inclusive"
+
+
+def dropout_out_of_range_loaded(ctx: Context, div: Divergence) -> frozenset[int]:
+    """A BPE dropout outside [0, 1] (``1e300``): upstream refuses the file ("Dropout
+    should be between 0 and 1, inclusive"); the library reads no dropout
+    (``dropout_ignored``) and loads it. Checked: the subject loaded, upstream refused
+    with that rule, and the model's dropout is a number outside [0, 1]."""
+    obs = div.observation
+    dropout = ctx.doc.dropout
+    return yes(obs.operation == "load" and isinstance(obs.subject, Loaded)
+               and isinstance(obs.upstream, Refused) and obs.upstream.rule == _DROPOUT_RANGE
+               and isinstance(dropout, int | float) and not isinstance(dropout, bool)
+               and not 0.0 <= float(dropout) <= 1.0)
+
+
 _ARGUMENTS: Final = "TypeError; decode(): incompatible function arguments"
 #: The largest id the bindings convert (their ``int`` is 32-bit signed).
 _INT32_MAX: Final = 2**31 - 1
@@ -921,6 +972,8 @@ _ALL: Final[tuple[Callable[[Context, Divergence], frozenset[int]], ...]] = (
     regex_class_too_wide_refused,
     byte_fallback_decoded_lossy,
     byte_level_prefix_space_once,
+    regex_group_kind_refused,
+    dropout_out_of_range_loaded,
     id_to_token_none_past_count,
     dropout_ignored,
     metaspace_first_after_stripped_start,
