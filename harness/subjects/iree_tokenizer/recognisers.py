@@ -264,7 +264,8 @@ def unreachable_token_produced(ctx: Context, div: Divergence) -> frozenset[int]:
     replayed on the document as the library reads it where that differs:
     ``library_reading``): both sides cover the same bytes (upstream's tokens joined, a
     byte-fallback token as its byte, an unk token as the library falls back on the text
-    it spans, ``unk_per_byte``; the subject's, a byte-fallback token as its byte or
+    it spans, ``unk_per_byte``, a character no token of upstream spans as one the
+    library may cover or drop too; the subject's, a byte-fallback token as its byte or
     as its own text: "<0x41>" in the text is such a token too), every subject token is a
     vocabulary entry or an added token, and one of the subject's tokens standing as its
     own text is longer than one character, is the result of no merge, and holds a
@@ -299,51 +300,78 @@ def unreachable_token_produced(ctx: Context, div: Divergence) -> frozenset[int]:
 _UNK_BYTE: Final = -1
 
 
-def _units(ctx: Context, upstream: Encoded, text: Any) -> tuple[int, ...]:
+def _units(ctx: Context, upstream: Encoded, text: Any) -> tuple[tuple[int, bool], ...]:
     """The bytes upstream's tokens cover, a byte-fallback token as its byte; an unk
     token (with byte_fallback on, where upstream has its span) as the bytes of the text
     it spans the way the library falls back (``unk_per_byte``): a byte with a
     ``<0x..>`` token as that byte, one without as ``_UNK_BYTE`` (a run of them as one
-    with ``fuse_unk``)."""
+    with ``fuse_unk``). Each unit says whether upstream dropped it (a character of the
+    text no token of upstream spans, which the library may cover or drop too)."""
     unk = ctx.doc.unk_token
-    spans = upstream.spans if len(upstream.spans) == len(upstream.tokens) else None
-    units: list[int] = []
+    spans = upstream.spans if len(upstream.spans) == len(upstream.tokens) \
+        and isinstance(text, str) else None
+    units: list[tuple[int, bool]] = []
+    cursor = 0
+
+    def dropped(upto: int) -> None:
+        if isinstance(text, str) and upto > cursor:
+            units.extend((b, True) for b in text[cursor:upto].encode("utf-8",
+                                                                     "surrogatepass"))
+
     for index, token in enumerate(upstream.tokens):
+        if spans is not None:
+            start, end = spans[index]
+            dropped(start)
+            cursor = max(cursor, end)
         if token == unk and ctx.doc.byte_fallback and spans is not None \
                 and isinstance(text, str):
             start, end = spans[index]
             for byte in text[start:end].encode("utf-8", "surrogatepass"):
                 if f"<0x{byte:02X}>" in ctx.doc.vocab:
-                    units.append(byte)
+                    units.append((byte, False))
                 elif not (ctx.doc.model.get("fuse_unk") is True and units
-                          and units[-1] == _UNK_BYTE):
-                    units.append(_UNK_BYTE)
+                          and units[-1] == (_UNK_BYTE, False)):
+                    units.append((_UNK_BYTE, False))
         elif _BYTE_TOKEN.match(token):
-            units.append(int(token[3:5], 16))
+            units.append((int(token[3:5], 16), False))
         else:
-            units.extend(token.encode("utf-8", "surrogatepass"))
+            units.extend((b, False) for b in token.encode("utf-8", "surrogatepass"))
+    if spans is not None and isinstance(text, str):
+        dropped(len(text))
     return tuple(units)
 
 
-def _covers_with(tokens: tuple[str, ...], target: tuple[int, ...], unk: str | None,
-                 unreachable: Callable[[str], bool]) -> bool:
-    """``tokens`` joined cover exactly ``target`` (``_units``), each byte-fallback token
-    (``<0x41>``) as its byte or as its own text (the library also produces one from its
-    text, like any vocabulary entry), the unk token as its text or one ``_UNK_BYTE``,
-    and at least one token that ``unreachable`` names stands as its own text."""
-    states = {(0, False)}  # (units covered, an unreachable token used as its text)
+def _covers_with(tokens: tuple[str, ...], target: tuple[tuple[int, bool], ...],
+                 unk: str | None, unreachable: Callable[[str], bool]) -> bool:
+    """``tokens`` joined cover exactly ``target`` (``_units``; a unit upstream dropped
+    may be left out), each byte-fallback token (``<0x41>``) as its byte or as its own
+    text (the library also produces one from its text, like any vocabulary entry), the
+    unk token as its text or one ``_UNK_BYTE``, and at least one token that
+    ``unreachable`` names stands as its own text."""
+    values = tuple(value for value, _ in target)
+
+    def closed(states: set[tuple[int, bool]]) -> set[tuple[int, bool]]:
+        grown = set(states)
+        for start, found in states:
+            at = start
+            while at < len(target) and target[at][1]:
+                at += 1
+                grown.add((at, found))
+        return grown
+
+    states = closed({(0, False)})  # (units covered, an unreachable token used as its text)
     for token in tokens:
         text = tuple(token.encode("utf-8", "surrogatepass"))
         following = set()
         for at, found in states:
-            if target[at:at + len(text)] == text:
+            if values[at:at + len(text)] == text:
                 following.add((at + len(text), found or unreachable(token)))
             if _BYTE_TOKEN.match(token) and at < len(target) \
-                    and target[at] == int(token[3:5], 16):
+                    and values[at] == int(token[3:5], 16):
                 following.add((at + 1, found))
-            if token == unk and at < len(target) and target[at] == _UNK_BYTE:
+            if token == unk and at < len(target) and values[at] == _UNK_BYTE:
                 following.add((at + 1, found))
-        states = following
+        states = closed(following)
     return (len(target), True) in states
 
 
@@ -894,7 +922,9 @@ def upstream_as_read(ctx: Context, obs: Observation) -> tuple[Observation, Outco
     unk token, upstream's own ordering bug (a pending unk flushed after the byte tokens
     of the next character: our registry's ``unk-byte-fallback-ordering``) is kept out:
     a marker token (dropped from the answer) after each character that has neither a
-    token nor all its byte tokens and is followed by one byte fallback covers."""
+    token nor all its byte tokens and is followed by one byte fallback covers (a
+    Prepend normalizer then applied once, by hand, as the library does:
+    ``prepend_once``)."""
     reading = library_reading(ctx, obs)
     read, document = (obs, ctx.doc.raw) if reading is None else reading
     text = read.input
@@ -906,6 +936,15 @@ def upstream_as_read(ctx: Context, obs: Observation) -> tuple[Observation, Outco
             and _resolves(ctx, text[at + 1])]
     if not cuts:
         return read, obs.upstream if reading is None else replay_on(document, read)
+    normalizer, prepended = without_prepend(document.get("normalizer"))
+    if prepended:  # markers cut the text into pieces: a Prepend once, as the library does
+        first = after_leading_matches(text, _contents(ctx))
+        text = text[:first] + prepended + text[first:] if first < len(text) else text
+        document = {**document, "normalizer": normalizer}
+        read = dataclasses.replace(read, input=text)
+        cuts = [at + 1 for at in range(len(text) - 1)
+                if not _resolves(ctx, text[at]) and text[at + 1] not in ctx.doc.vocab
+                and _resolves(ctx, text[at + 1])]
     for at in reversed(cuts):
         text = text[:at] + MARKER + text[at:]
     fresh = max(document_ids(document), default=0) + 1
