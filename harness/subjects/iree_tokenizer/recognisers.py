@@ -191,34 +191,42 @@ def unk_per_byte(ctx: Context, div: Divergence) -> frozenset[int]:
     for one of its bytes: upstream gives one unk token for the character, the library
     falls back byte by byte, each byte its ``<0x..>`` token where the vocabulary has one
     and the unk token where not ("▁" with no byte tokens is three unk tokens; "Ñ" with
-    "<0x91>" but no "<0xC3>" is unk, ``<0x91>``). Checked: byte_fallback is on, and
-    upstream's answer (on the document as the library reads it: ``library_reading``)
-    with each unk token replaced so, byte by byte of the text it spans, is exactly the
-    subject's ids and tokens."""
+    "<0x91>" but no "<0xC3>" is unk, ``<0x91>``). Checked: upstream replayed on the
+    document (as the library reads it: ``library_reading``) with every missing byte
+    token added under a fresh id, each such token then read as the unk token (a run of
+    them as one with ``fuse_unk``), answers exactly the subject's ids and tokens."""
     obs = div.observation
     subject = obs.subject
     unk = ctx.doc.unk_token
-    read, upstream = upstream_as_read(ctx, obs)
-    vocab = ctx.doc.vocab
-    if not (obs.operation == "encode" and isinstance(read.input, str) and ctx.doc.byte_fallback
-            and isinstance(subject, Encoded) and isinstance(upstream, Encoded)
-            and unk is not None and len(upstream.spans) == len(upstream.ids)):
+    vocab = ctx.doc.model.get("vocab")
+    unk_id = ctx.doc.vocab.get(unk) if unk is not None else None
+    if not (obs.operation == "encode" and ctx.doc.byte_fallback and isinstance(subject, Encoded)
+            and isinstance(vocab, dict) and isinstance(unk_id, int)):
+        return NONE
+    missing = [f"<0x{b:02X}>" for b in range(256) if f"<0x{b:02X}>" not in vocab]
+    if not missing:
+        return NONE
+    reading = library_reading(ctx, obs)
+    read, document = (obs, ctx.doc.raw) if reading is None else reading
+    fresh = max(document_ids(document), default=0) + 1
+    added = {name: fresh + k for k, name in enumerate(missing)}
+    model = {**document["model"], "vocab": {**vocab, **added}}
+    replayed = replay_on({**document, "model": model}, read)
+    if not isinstance(replayed, Encoded):
         return NONE
     ids: list[int] = []
     tokens: list[str] = []
-    for number, token, (start, end) in zip(upstream.ids, upstream.tokens, upstream.spans,
-                                           strict=True):
-        if token != unk:
+    fuse = ctx.doc.model.get("fuse_unk") is True
+    for number, token in zip(replayed.ids, replayed.tokens, strict=True):
+        if token not in added:
             ids.append(number)
             tokens.append(token)
-            continue
-        for byte in read.input[start:end].encode("utf-8", "surrogatepass"):
-            name = f"<0x{byte:02X}>"
-            fallback = vocab.get(name)
-            ids.append(fallback if isinstance(fallback, int) else number)
-            tokens.append(name if isinstance(fallback, int) else token)
-    return yes(tuple(ids) != upstream.ids and tuple(ids) == subject.ids
-               and tuple(tokens) == subject.tokens)
+        elif not (fuse and tokens and tokens[-1] == unk and ids[-1] == unk_id):
+            ids.append(unk_id)
+            tokens.append(str(unk))
+    upstream = obs.upstream
+    return yes(isinstance(upstream, Encoded) and tuple(ids) != upstream.ids
+               and tuple(ids) == subject.ids and tuple(tokens) == subject.tokens)
 
 
 _BYTE_SPAN: Final = re.compile(r"^INVALID_ARGUMENT; byte token ID range too wide: ")
@@ -856,6 +864,47 @@ def dropout_out_of_range_loaded(ctx: Context, div: Divergence) -> frozenset[int]
                and not 0.0 <= float(dropout) <= 1.0)
 
 
+_STRIP_STOP: Final = re.compile(r"^UNIMPLEMENTED; Strip decoder with stop_count > N not "
+                                 r"supported")
+
+
+def strip_decoder_stop_refused(ctx: Context, div: Divergence) -> frozenset[int]:
+    """A Strip decoder that takes characters off the end (``stop`` above 0): the library
+    refuses the file ("Strip decoder with stop_count > 0 not supported (requires
+    buffering)"); upstream loads it. Checked: that rule, and a Strip step of the
+    decoder (a Sequence's too) has a ``stop`` above 0."""
+    rule = _refused_load(div)
+    if rule is None or not _STRIP_STOP.match(rule):
+        return NONE
+    return yes(any(isinstance(s, dict) and s.get("type") == "Strip"
+                   and isinstance(s.get("stop"), int) and s["stop"] > 0
+                   for s in ctx.doc.steps("decoder")))
+
+
+_MERGE_RESULT: Final = re.compile(r"^Token `(.*)` out of vocabulary$", re.DOTALL)
+
+
+def merge_result_missing_loaded(ctx: Context, div: Divergence) -> frozenset[int]:
+    """A merge whose result is not in the vocabulary ("Ī v" with no "Īv"): upstream
+    refuses the file ("Token `Īv` out of vocabulary"); the library loads it. Checked:
+    the subject loaded, upstream refused with that rule, and a merge of the document
+    joins two vocabulary entries into the token named, which the vocabulary lacks."""
+    obs = div.observation
+    upstream = obs.upstream
+    named = _MERGE_RESULT.match(upstream.rule) if isinstance(upstream, Refused) else None
+    if not (obs.operation == "load" and isinstance(obs.subject, Loaded) and named):
+        return NONE
+    vocab = ctx.doc.vocab
+    result = named.group(1)
+    for merge in ctx.doc.merges or ():
+        sides = merge.split(" ", 1) if isinstance(merge, str) else merge
+        if isinstance(sides, list) and len(sides) == 2 and all(
+                isinstance(s, str) and s in vocab for s in sides) \
+                and sides[0] + sides[1] == result and result not in vocab:
+            return yes(True)
+    return NONE
+
+
 _ARGUMENTS: Final = "TypeError; decode(): incompatible function arguments"
 #: The largest id the bindings convert (their ``int`` is 32-bit signed).
 _INT32_MAX: Final = 2**31 - 1
@@ -1013,6 +1062,8 @@ _ALL: Final[tuple[Callable[[Context, Divergence], frozenset[int]], ...]] = (
     byte_level_prefix_space_once,
     regex_group_kind_refused,
     dropout_out_of_range_loaded,
+    strip_decoder_stop_refused,
+    merge_result_missing_loaded,
     id_to_token_none_past_count,
     dropout_ignored,
     metaspace_first_after_stripped_start,
