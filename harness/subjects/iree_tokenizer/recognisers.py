@@ -301,30 +301,27 @@ def unreachable_token_produced(ctx: Context, div: Divergence) -> frozenset[int]:
 
     units = _units(ctx, upstream, read.input)
     return yes(all(t in vocab or t in added for t in subject.tokens) and _covers_with(
-        subject.tokens, units, ctx.doc.unk_token, unreachable))
+        subject.tokens, units, ctx.doc.unk_token, ctx.doc.model.get("fuse_unk") is True,
+        unreachable))
 
 
-#: A unit of ``_units`` standing for a byte the library falls back to the unk token for.
-_UNK_BYTE: Final = -1
-
-
-def _units(ctx: Context, upstream: Encoded, text: Any) -> tuple[tuple[int, bool], ...]:
-    """The bytes upstream's tokens cover, a byte-fallback token as its byte; an unk
+def _units(ctx: Context, upstream: Encoded, text: Any) -> tuple[tuple[int, bool, bool], ...]:
+    """The bytes upstream's tokens cover, a byte-fallback token as its byte, an unk
     token (with byte_fallback on, where upstream has its span) as the bytes of the text
-    it spans the way the library falls back (``unk_per_byte``): a byte with a
-    ``<0x..>`` token as that byte, one without as ``_UNK_BYTE`` (a run of them as one
-    with ``fuse_unk``). Each unit says whether upstream dropped it (a character of the
-    text no token of upstream spans, which the library may cover or drop too)."""
+    it spans; each with whether upstream dropped it (a character of the text no token
+    of upstream spans, which the library may cover or drop too) and whether the library
+    falls back to the unk token for it (a byte of an unk's text with no ``<0x..>``
+    token: ``unk_per_byte``)."""
     unk = ctx.doc.unk_token
     spans = upstream.spans if len(upstream.spans) == len(upstream.tokens) \
         and isinstance(text, str) else None
-    units: list[tuple[int, bool]] = []
+    units: list[tuple[int, bool, bool]] = []
     cursor = 0
 
     def dropped(upto: int) -> None:
         if isinstance(text, str) and upto > cursor:
-            units.extend((b, True) for b in text[cursor:upto].encode("utf-8",
-                                                                     "surrogatepass"))
+            units.extend((b, True, False) for b in text[cursor:upto].encode(
+                "utf-8", "surrogatepass"))
 
     for index, token in enumerate(upstream.tokens):
         if spans is not None:
@@ -334,29 +331,26 @@ def _units(ctx: Context, upstream: Encoded, text: Any) -> tuple[tuple[int, bool]
         if token == unk and ctx.doc.byte_fallback and spans is not None \
                 and isinstance(text, str):
             start, end = spans[index]
-            for byte in text[start:end].encode("utf-8", "surrogatepass"):
-                if f"<0x{byte:02X}>" in ctx.doc.vocab:
-                    units.append((byte, False))
-                elif not (ctx.doc.model.get("fuse_unk") is True and units
-                          and units[-1] == (_UNK_BYTE, False)):
-                    units.append((_UNK_BYTE, False))
+            units.extend((b, False, f"<0x{b:02X}>" not in ctx.doc.vocab)
+                         for b in text[start:end].encode("utf-8", "surrogatepass"))
         elif _BYTE_TOKEN.match(token):
-            units.append((int(token[3:5], 16), False))
+            units.append((int(token[3:5], 16), False, False))
         else:
-            units.extend((b, False) for b in token.encode("utf-8", "surrogatepass"))
+            units.extend((b, False, False) for b in token.encode("utf-8", "surrogatepass"))
     if spans is not None and isinstance(text, str):
         dropped(len(text))
     return tuple(units)
 
 
-def _covers_with(tokens: tuple[str, ...], target: tuple[tuple[int, bool], ...],
-                 unk: str | None, unreachable: Callable[[str], bool]) -> bool:
+def _covers_with(tokens: tuple[str, ...], target: tuple[tuple[int, bool, bool], ...],
+                 unk: str | None, fuse: bool, unreachable: Callable[[str], bool]) -> bool:
     """``tokens`` joined cover exactly ``target`` (``_units``; a unit upstream dropped
     may be left out), each byte-fallback token (``<0x41>``) as its byte or as its own
     text (the library also produces one from its text, like any vocabulary entry), the
-    unk token as its text or one ``_UNK_BYTE``, and at least one token that
-    ``unreachable`` names stands as its own text."""
-    values = tuple(value for value, _ in target)
+    unk token as its text or one byte the library falls back to it for (a run of them
+    with ``fuse_unk``), and at least one token that ``unreachable`` names stands as its
+    own text."""
+    values = tuple(value for value, _, _ in target)
 
     def closed(states: set[tuple[int, bool]]) -> set[tuple[int, bool]]:
         grown = set(states)
@@ -377,8 +371,12 @@ def _covers_with(tokens: tuple[str, ...], target: tuple[tuple[int, bool], ...],
             if _BYTE_TOKEN.match(token) and at < len(target) \
                     and values[at] == int(token[3:5], 16):
                 following.add((at + 1, found))
-            if token == unk and at < len(target) and values[at] == _UNK_BYTE:
-                following.add((at + 1, found))
+            end = at
+            while token == unk and end < len(target) and target[end][2]:
+                end += 1
+                following.add((end, found))
+                if not fuse:
+                    break
         states = closed(following)
     return (len(target), True) in states
 
@@ -738,7 +736,8 @@ def byte_fallback_decoded_lossy(ctx: Context, div: Divergence) -> frozenset[int]
     U+FFFD ("B\\ufffd\\x1f"). Checked: the decoder has a ByteFallback step, and
     upstream replayed on the ids with a token of empty text (a fresh vocabulary entry)
     between the library's groups of each run of byte tokens (a complete character, or
-    one byte) answers exactly the subject's text."""
+    one byte; and without a Fuse before a Strip, which the library ignores:
+    ``strip_per_token``) answers exactly the subject's text."""
     obs = div.observation
     ids = obs.input
     if not (obs.operation == "decode" and isinstance(obs.subject, Decoded)
@@ -771,6 +770,9 @@ def byte_fallback_decoded_lossy(ctx: Context, div: Divergence) -> frozenset[int]
     if not isinstance(vocab, dict) or "" in vocab:
         return NONE
     document = {**ctx.doc.raw, "model": {**ctx.doc.model, "vocab": {**vocab, "": fresh}}}
+    kinds = ctx.doc.step_types("decoder")
+    if "Fuse" in kinds and "Strip" in kinds[kinds.index("Fuse"):]:  # strip_per_token
+        document = {**document, "decoder": without_fuse(document["decoder"])}
     replayed = replay_on(document, dataclasses.replace(obs, input=tuple(cut)))
     return yes(isinstance(replayed, Decoded) and replayed.text == obs.subject.text)
 
@@ -846,6 +848,30 @@ def regex_group_kind_refused(ctx: Context, div: Divergence) -> frozenset[int]:
     return yes(any(p[at:at + 2] == "(?" and p[at + 2:at + 3] in _UNKNOWN_GROUPS
                    and p[at + 2:at + 3] != "" for p in _split_patterns(ctx)
                    for at in _at_position(p, position)))
+
+
+_CLASS_ESCAPE: Final = re.compile(r"parse error at position (\d+): unknown escape sequence "
+                                  r"in character class;")
+#: The escapes the library's regex compiler reads in a bracket class, measured
+#: (FINDINGS.md); any other letter after a backslash there is refused.
+_CLASS_ESCAPES: Final = frozenset("rntfvpdDsSwWu")
+
+
+def regex_class_escape_refused(ctx: Context, div: Divergence) -> frozenset[int]:
+    """A bracket class of a Split regex holding an escape the library's regex compiler
+    does not read there (``[\\x41-\\x43]``): refused ("unknown escape sequence in
+    character class"); upstream's Oniguruma compiles it. Checked: that rule, upstream
+    loaded, and a Split regex has, at the position the message names, a backslash and
+    a letter outside the escapes the library reads."""
+    rule = _refused_load(div)
+    subject = div.observation.subject
+    named = _CLASS_ESCAPE.search(subject.message) if isinstance(subject, Refused) else None
+    if rule is None or named is None or not isinstance(div.observation.upstream, Loaded):
+        return NONE
+    position = int(named.group(1))
+    return yes(any(p[at:at + 1] == "\\" and p[at + 1:at + 2].isalpha()
+                   and p[at + 1:at + 2] not in _CLASS_ESCAPES
+                   for p in _split_patterns(ctx) for at in _at_position(p, position)))
 
 
 _DROPOUT_RANGE: Final = "Dropout should be between 0 and 1, inclusive"
@@ -1064,6 +1090,7 @@ _ALL: Final[tuple[Callable[[Context, Divergence], frozenset[int]], ...]] = (
     dropout_out_of_range_loaded,
     strip_decoder_stop_refused,
     merge_result_missing_loaded,
+    regex_class_escape_refused,
     id_to_token_none_past_count,
     dropout_ignored,
     metaspace_first_after_stripped_start,
