@@ -231,6 +231,8 @@ def unk_per_byte(ctx: Context, div: Divergence) -> frozenset[int]:
 
 _BYTE_SPAN: Final = re.compile(r"^INVALID_ARGUMENT; byte token ID range too wide: ")
 _BYTE_TOKEN: Final = re.compile(r"^<0x[0-9A-F]{2}>$")
+#: A token the ByteFallback decoder reads as a byte (its hexadecimal digits in either case).
+_DECODED_BYTE: Final = re.compile(r"^<0x[0-9A-Fa-f]{2}>$")
 
 
 def byte_token_span_refused(ctx: Context, div: Divergence) -> frozenset[int]:
@@ -281,7 +283,7 @@ def unreachable_token_produced(ctx: Context, div: Divergence) -> frozenset[int]:
     obs = div.observation
     subject = obs.subject
     upstream: Outcome | None = obs.upstream
-    read, upstream = upstream_as_read(ctx, obs)
+    read, upstream, fallen = with_every_byte_token(ctx, obs)
     if not (obs.operation == "encode" and isinstance(subject, Encoded)
             and isinstance(upstream, Encoded) and ctx.doc.model.get("type") == "BPE"
             and subject.tokens and all(isinstance(t, str) for t in subject.tokens)):
@@ -299,19 +301,42 @@ def unreachable_token_produced(ctx: Context, div: Divergence) -> frozenset[int]:
         return token not in added and len(token) > 1 and token not in built and (
             not token.isascii() or any(c not in vocab for c in token))
 
-    units = _units(ctx, upstream, read.input)
+    units = _units(ctx, upstream, read.input, fallen)
     return yes(all(t in vocab or t in added for t in subject.tokens) and _covers_with(
         subject.tokens, units, ctx.doc.unk_token, ctx.doc.model.get("fuse_unk") is True,
         unreachable))
 
 
-def _units(ctx: Context, upstream: Encoded, text: Any) -> tuple[tuple[int, bool, bool], ...]:
+def with_every_byte_token(ctx: Context, obs: Observation
+                          ) -> tuple[Observation, Outcome | None, frozenset[str]]:
+    """Upstream's answer to ``obs`` as the library reads it (``library_reading``); with
+    byte fallback and byte tokens missing, replayed with them added under fresh ids
+    (then no character is an unk token: each byte the library falls back to the unk
+    token for, ``unk_per_byte``, is a byte token of those, whose names come back too).
+    Without, upstream's own unk ordering bug kept out (``upstream_as_read``)."""
+    vocab = ctx.doc.model.get("vocab")
+    missing = [f"<0x{b:02X}>" for b in range(256)
+               if isinstance(vocab, dict) and f"<0x{b:02X}>" not in vocab]
+    if not (ctx.doc.byte_fallback and missing and isinstance(vocab, dict)):
+        read, upstream = upstream_as_read(ctx, obs)
+        return read, upstream, frozenset()
+    reading = library_reading(ctx, obs)
+    read, document = (obs, ctx.doc.raw) if reading is None else reading
+    fresh = max(document_ids(document), default=0) + 1
+    added = {name: fresh + k for k, name in enumerate(missing)}
+    model = {**document["model"], "vocab": {**vocab, **added}}
+    return read, replay_on({**document, "model": model}, read), frozenset(added)
+
+
+def _units(ctx: Context, upstream: Encoded, text: Any, fallen: frozenset[str] = frozenset()
+           ) -> tuple[tuple[int, bool, bool], ...]:
     """The bytes upstream's tokens cover, a byte-fallback token as its byte, an unk
     token (with byte_fallback on, where upstream has its span) as the bytes of the text
     it spans; each with whether upstream dropped it (a character of the text no token
     of upstream spans, which the library may cover or drop too) and whether the library
     falls back to the unk token for it (a byte of an unk's text with no ``<0x..>``
-    token: ``unk_per_byte``)."""
+    token: ``unk_per_byte``; or a byte token of ``fallen``, one the document lacks,
+    replayed by ``with_every_byte_token``)."""
     unk = ctx.doc.unk_token
     spans = upstream.spans if len(upstream.spans) == len(upstream.tokens) \
         and isinstance(text, str) else None
@@ -334,7 +359,7 @@ def _units(ctx: Context, upstream: Encoded, text: Any) -> tuple[tuple[int, bool,
             units.extend((b, False, f"<0x{b:02X}>" not in ctx.doc.vocab)
                          for b in text[start:end].encode("utf-8", "surrogatepass"))
         elif _BYTE_TOKEN.match(token):
-            units.append((int(token[3:5], 16), False, False))
+            units.append((int(token[3:5], 16), False, token in fallen))
         else:
             units.extend((b, False, False) for b in token.encode("utf-8", "surrogatepass"))
     if spans is not None and isinstance(text, str):
@@ -752,12 +777,12 @@ def byte_fallback_decoded_lossy(ctx: Context, div: Divergence) -> frozenset[int]
     cut: list[int] = []
     at = 0
     while at < len(kept):
-        if not _BYTE_TOKEN.match(names[kept[at]]):
+        if not _DECODED_BYTE.match(names[kept[at]]):
             cut.append(kept[at])
             at += 1
             continue
         end = at
-        while end < len(kept) and _BYTE_TOKEN.match(names[kept[end]]):
+        while end < len(kept) and _DECODED_BYTE.match(names[kept[end]]):
             end += 1
         run = kept[at:end]
         for group in _utf8_groups(bytes(int(names[i][3:5], 16) for i in run)):
