@@ -899,6 +899,41 @@ def regex_class_escape_refused(ctx: Context, div: Divergence) -> frozenset[int]:
                    for p in _split_patterns(ctx) for at in _at_position(p, position)))
 
 
+_INLINE_FLAG: Final = re.compile(r"parse error at position (\d+): expected ':' after \(\?i;")
+
+
+def _regexes(value: Any) -> list[str]:
+    """Every ``{"Regex": ...}`` pattern in ``value`` (a component, nested Sequences too)."""
+    if isinstance(value, dict):
+        pattern = value.get("pattern")
+        found = [pattern["Regex"]] if isinstance(pattern, dict) \
+            and isinstance(pattern.get("Regex"), str) else []
+        return found + [r for key, v in value.items() if key != "pattern"
+                        for r in _regexes(v)]
+    if isinstance(value, list):
+        return [r for v in value for r in _regexes(v)]
+    return []
+
+
+def inline_flag_refused(ctx: Context, div: Divergence) -> frozenset[int]:
+    """A regex (of a Split, a Replace normalizer or decoder) with the inline flag
+    ``(?i)`` setting case-insensitivity for the rest of the pattern: the library's
+    regex compiler knows only the group form ``(?i:...)`` and refuses the file
+    ("expected ':' after (?i"); upstream's Oniguruma compiles it. Checked: that rule,
+    upstream loaded, and a regex of the document has "(?i)" at the position the message
+    names."""
+    rule = _refused_load(div)
+    subject = div.observation.subject
+    named = _INLINE_FLAG.search(subject.message) if isinstance(subject, Refused) else None
+    if rule is None or named is None or not isinstance(div.observation.upstream, Loaded):
+        return NONE
+    position = int(named.group(1))
+    patterns = [r for key in ("normalizer", "pre_tokenizer", "decoder")
+                for r in _regexes(ctx.doc.raw.get(key))]
+    return yes(any(p[at:at + 4] == "(?i)" for p in patterns
+                   for at in _at_position(p, position)))
+
+
 _DROPOUT_RANGE: Final = "Dropout should be between 0 and 1, inclusive"
 
 
@@ -1116,6 +1151,7 @@ _ALL: Final[tuple[Callable[[Context, Divergence], frozenset[int]], ...]] = (
     strip_decoder_stop_refused,
     merge_result_missing_loaded,
     regex_class_escape_refused,
+    inline_flag_refused,
     id_to_token_none_past_count,
     dropout_ignored,
     metaspace_first_after_stripped_start,
