@@ -9,7 +9,10 @@ package's are byte offsets into each normalized segment, not character offsets i
 text), the special-tokens and attention masks (not exposed) and pairs (no pair encode).
 Every failure of the library is an IREE status raised as a Python exception whose message
 reads ``<source>.c:<line>: <CODE>; <message>``: that is a refusal, its rule the code and
-message without the source position. Any other exception ends the process (status 102).
+message without the source position. The bindings' own refusal of an argument they cannot
+convert (``TypeError: decode(): incompatible function arguments``: a token id that does
+not fit their 32-bit signed int) is a refusal too, its rule ``TypeError; <first line>``.
+Any other exception ends the process (status 102).
 """
 
 from __future__ import annotations
@@ -31,10 +34,19 @@ from pyprogram import RefusalError, serve  # type: ignore[import-not-found]  # n
 STATUS: Final = re.compile(r"^(?:\S+:\d+: )?([A-Z_]+); (.*)$", re.DOTALL)
 
 
+#: The bindings (nanobind) refusing an argument: ``decode(): incompatible function
+#: arguments. The following argument types are supported: ...``.
+ARGUMENTS: Final = re.compile(r"^(\w+\(\): incompatible function arguments)\.")
+
+
 def status_refusal(error: BaseException) -> RefusalError | None:
-    """The refusal an IREE status error makes, or None for any other exception."""
+    """The refusal an IREE status error (or the bindings' refusal of an argument) makes,
+    or None for any other exception."""
     text = error.args[0] if isinstance(error, KeyError) and error.args \
         and isinstance(error.args[0], str) else str(error)  # a KeyError's str is a repr
+    arguments = ARGUMENTS.match(text) if isinstance(error, TypeError) else None
+    if arguments is not None:
+        return RefusalError(f"TypeError; {arguments.group(1)}", text[:400])
     found = STATUS.match(text)
     if found is None:
         return None
