@@ -194,9 +194,9 @@ def plan(document: dict[str, Any]) -> Plan:
     tokens = [pieces[i] for i in range(size)]
     types = [CONTROL if i in added and added[i].get("special") else
              USER_DEFINED if i in added else NORMAL for i in range(size)]
-    if unk_id is not None:
-        types[unk_id] = UNKNOWN
     if byte_level:
+        # convert_hf_to_gguf's byte-level vocabulary: a token is NORMAL unless it is an
+        # added token (its unk too); a SentencePiece one marks its unknown piece.
         pre = _gpt2_pre(document)
         require(ignore == (pre == "llama-bpe"), f"model.ignore_merges: {ignore} (llama.cpp "
                 f"ignores merges for a whole piece exactly with {pre!r}: "
@@ -215,6 +215,8 @@ def plan(document: dict[str, Any]) -> Plan:
                     else "decoder: not ByteLevel", specials)
     require(not ignore, "model.ignore_merges: true (llama.cpp's SentencePiece tokenizer "
             "has no such option)")
+    if unk_id is not None:
+        types[unk_id] = UNKNOWN
     space_prefix = _spm_normalizer(document)
     require(bool(model.get("byte_fallback")) and all(b in vocab for b in BYTE_PIECES),
             "model.byte_fallback: off or without all 256 <0xXX> pieces (llama.cpp's "
