@@ -206,6 +206,8 @@ def plan(document: dict[str, Any]) -> Plan:
             chr(c) for c in range(174, 256)} | {chr(256 + n) for n in range(68)}
         require(all(s in vocab for s in symbols), "model.vocab: not every byte-level "
                 "symbol (llama.cpp takes an unknown symbol's bytes as pieces)")
+        require(bool(merges), "model.merges: none (the gguf writer leaves an empty array "
+                "out and llama.cpp's byte-level loader requires tokenizer.ggml.merges)")
         require(all(" " not in a and " " not in b for a, b in merges),
                 "model.merges: a space in a part (GGUF merges are 'a b' strings)")
         return Plan("gpt2", pre, tokens, [0.0] * size, types,

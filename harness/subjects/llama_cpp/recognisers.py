@@ -10,10 +10,11 @@ input holds.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from typing import Any, Final
 
-from ...core.outcome import Crashed, Decoded
+from ...core.outcome import Crashed, Decoded, Encoded
 from ...judge.compare import Divergence
 from ...judge.predicates import NONE, Context, Predicate
 from ..transformers_js.recognisers.replay import replay_on, replaying, yes
@@ -128,8 +129,88 @@ def leading_space_after_skipped_special(ctx: Context, div: Divergence) -> frozen
     return yes(isinstance(replayed, Decoded) and replayed.text == obs.subject.text)
 
 
+def unknown_piece_skipped(ctx: Context, div: Divergence) -> frozenset[int]:
+    """The SentencePiece vocabulary's unknown piece is a token of type UNKNOWN, which
+    llama.cpp's detokenizer skips like a control token when it does not render specials;
+    upstream skips only special *added* tokens, and the model's unk token is none. Yes
+    when upstream replayed on the ids without the unk's gives exactly the subject's
+    text."""
+    obs = div.observation
+    if obs.operation != "decode" or not isinstance(obs.input, tuple):
+        return NONE
+    if not (isinstance(obs.subject, Decoded) and obs.option("skip_special_tokens")):
+        return NONE
+    model = ctx.case.document.get("model") or {}
+    unk = ctx.doc.vocab.get(model.get("unk_token")) if isinstance(
+        model.get("unk_token"), str) else None
+    if unk is None or unk not in obs.input or "ByteLevel" in ctx.doc.step_types(
+            "pre_tokenizer") or any(e.get("id") == unk for e in ctx.doc.added_tokens):
+        return NONE
+    without = dataclasses.replace(obs, input=tuple(i for i in obs.input if i != unk))
+    replayed = replay_on(ctx.case.document, without)
+    return yes(isinstance(replayed, Decoded) and replayed.text == obs.subject.text)
+
+
+_BYTE: Final = re.compile(r"^<0x[0-9A-Fa-f]{2}>$")
+
+
+def score_greedy_merges(document: dict[str, Any]) -> list[list[str]] | None:
+    """The merge list under which upstream's merge-list BPE is llama.cpp's SentencePiece
+    BPE on the GGUF's scores (``convert.py``): every split of every piece into two pieces
+    (or characters), the pieces in score order (minus the rank of the first merge making
+    it, then the pieces no merge makes, by id), each piece's own merges first. None where
+    the document has no such reading (a part not in the vocabulary)."""
+    model = document.get("model") or {}
+    vocab: dict[str, int] = model.get("vocab") or {}
+    added = {e.get("content") for e in document.get("added_tokens") or []}
+    merges = [m.split(" ", 1) if isinstance(m, str) else list(m)
+              for m in model.get("merges") or [] if not (isinstance(m, str)
+                                                          and m.startswith("#version"))]
+    first: dict[str, int] = {}
+    own: dict[str, list[list[str]]] = {}
+    for rank, (left, right) in enumerate(merges):
+        first.setdefault(left + right, rank)
+        own.setdefault(left + right, []).append([left, right])
+    total = len(merges)
+    ordered = sorted((p for p in vocab if len(p) > 1 and p not in added
+                      and not _BYTE.match(p)),
+                     key=lambda p: first.get(p, total + vocab[p]))
+    out: list[list[str]] = []
+    for piece in ordered:
+        pairs = list(own.get(piece, []))
+        for i in range(1, len(piece)):
+            pair = [piece[:i], piece[i:]]
+            if pair in pairs:
+                continue
+            if pair[0] in vocab and pair[1] in vocab:
+                pairs.append(pair)
+        out += pairs
+    return out
+
+
+def score_greedy_encoding(ctx: Context, div: Divergence) -> frozenset[int]:
+    """llama.cpp's SentencePiece tokenizer merges the adjacent pair whose concatenation is
+    the best-scored piece, any piece (one no merge makes too, with the lowest scores),
+    where upstream applies its merge list by rank. Yes when upstream replayed on the
+    document whose merges are that greedy's (``score_greedy_merges``) gives exactly the
+    subject's ids."""
+    obs = div.observation
+    if obs.operation != "encode" or not isinstance(obs.subject, Encoded):
+        return NONE
+    if "ByteLevel" in ctx.doc.step_types("pre_tokenizer"):
+        return NONE
+    merges = score_greedy_merges(ctx.case.document)
+    if merges is None:
+        return NONE
+    model = {**ctx.case.document["model"], "merges": merges, "ignore_merges": False}
+    replayed = replay_on({**ctx.case.document, "model": model}, obs)
+    return yes(isinstance(replayed, Encoded) and replayed.ids == obs.subject.ids)
+
+
 RECOGNISERS: Final[dict[str, Predicate]] = {
     "decode_of_unknown_id_aborts": decode_of_unknown_id_aborts,
     "clean_spaces_pass": clean_spaces_pass,
     "leading_space_after_skipped_special": replaying(leading_space_after_skipped_special),
+    "unknown_piece_skipped": replaying(unknown_piece_skipped),
+    "score_greedy_encoding": replaying(score_greedy_encoding),
 }

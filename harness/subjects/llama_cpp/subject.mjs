@@ -22,6 +22,7 @@ if (!npmDir || !cacheDir || !converterJson) {
   process.exit(2);
 }
 const converter = JSON.parse(converterJson);
+const converterText = readFileSync(converter[converter.length - 1], "utf8");
 const packageDir = join(npmDir, "node_modules", "node-llama-cpp");
 const manifest = JSON.parse(readFileSync(join(packageDir, "package.json"), "utf8"));
 const { getLlama, LlamaLogLevel } = await import(pathToFileURL(join(packageDir, "dist", "index.js")).href);
@@ -63,7 +64,9 @@ function handleOf(request) {
 // The GGUF of a document and what convert.py said of it ({ok: {...}} or {refused: "..."}),
 // converted once per document.
 function converted(document) {
-  const digest = createHash("sha256").update(document, "utf8").digest("hex");
+  // Keyed by the converter's own text too: a changed converter converts again.
+  const digest = createHash("sha256").update(converterText).update("\0")
+    .update(document, "utf8").digest("hex");
   const gguf = join(cacheDir, `${digest}.gguf`);
   const said = join(cacheDir, `${digest}.json`);
   if (!existsSync(said)) {
