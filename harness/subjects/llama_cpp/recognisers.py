@@ -17,6 +17,7 @@ from typing import Any, Final
 from ...core.outcome import Crashed, Decoded, Encoded
 from ...judge.compare import Divergence
 from ...judge.predicates import NONE, Context, Predicate
+from ..sentencepiece.recognisers import _per_byte, _rebuilt
 from ..transformers_js.recognisers.replay import replay_on, replaying, yes
 
 #: What libstdc++ says when ``std::vector::at`` is out of range (llama.cpp's
@@ -207,10 +208,59 @@ def score_greedy_encoding(ctx: Context, div: Divergence) -> frozenset[int]:
     return yes(isinstance(replayed, Encoded) and replayed.ids == obs.subject.ids)
 
 
+def _spm_pieces(ctx: Context, ids: tuple[int, ...], skip: bool, *, unk_skipped: bool
+                ) -> list[str] | None:
+    """Each id's piece (an added token's content first), the special added tokens left
+    out with ``skip`` (and the unk id with ``unk_skipped``); None for an id of neither."""
+    added = {e.get("id"): e for e in ctx.doc.added_tokens}
+    vocab = {i: p for p, i in ctx.doc.vocab.items()}
+    model = ctx.case.document.get("model") or {}
+    unk = ctx.doc.vocab.get(model.get("unk_token")) if isinstance(
+        model.get("unk_token"), str) else None
+    out: list[str] = []
+    for i in ids:
+        entry = added.get(i)
+        if skip and ((entry is not None and entry.get("special")) or (
+                unk_skipped and i == unk)):
+            continue
+        piece = entry.get("content") if entry is not None else vocab.get(i)
+        if not isinstance(piece, str):
+            return None
+        out.append(piece)
+    return out
+
+
+def invalid_byte_run_kept_in_part(ctx: Context, div: Divergence) -> frozenset[int]:
+    """llama.cpp's detokenizer gives the bytes of the byte pieces as they are and
+    node-llama-cpp decodes the whole as UTF-8 replacing only its ill-formed parts; upstream's
+    ByteFallback decoder gives one U+FFFD per byte of a run of byte pieces that is not
+    UTF-8 as a whole. Both texts are rebuilt from the ids, each by its side's rule, and must
+    equal what each side gave."""
+    obs = div.observation
+    subject, upstream = obs.subject, obs.upstream
+    if obs.operation != "decode" or not isinstance(obs.input, tuple):
+        return NONE
+    if not (isinstance(subject, Decoded) and isinstance(upstream, Decoded)):
+        return NONE
+    if "ByteLevel" in ctx.doc.step_types("pre_tokenizer"):
+        return NONE
+    skip = bool(obs.option("skip_special_tokens"))
+    theirs_pieces = _spm_pieces(ctx, obs.input, skip, unk_skipped=False)
+    ours_pieces = _spm_pieces(ctx, obs.input, skip, unk_skipped=True)
+    if theirs_pieces is None or ours_pieces is None:
+        return NONE
+    strip = "Strip" in ctx.doc.step_types("decoder")
+    ours = _rebuilt(ours_pieces, lambda run: run.decode("utf-8", "replace"), strip)
+    theirs = _rebuilt(theirs_pieces, _per_byte, strip)
+    replaced = _rebuilt(ours_pieces, _per_byte, strip)
+    return yes(ours != replaced and subject.text == ours and upstream.text == theirs)
+
+
 RECOGNISERS: Final[dict[str, Predicate]] = {
     "decode_of_unknown_id_aborts": decode_of_unknown_id_aborts,
     "clean_spaces_pass": clean_spaces_pass,
     "leading_space_after_skipped_special": replaying(leading_space_after_skipped_special),
     "unknown_piece_skipped": replaying(unknown_piece_skipped),
     "score_greedy_encoding": replaying(score_greedy_encoding),
+    "invalid_byte_run_kept_in_part": invalid_byte_run_kept_in_part,
 }
