@@ -25,6 +25,7 @@ from ..transformers_js.recognisers.replay import replay_on, replaying, yes
 _OUT_OF_RANGE: Final = re.compile(
     r"std::out_of_range'\s+what\(\):\s+vector::_M_range_check: __n \(which is (\d+)\) >= "
     r"this->size\(\) \(which is (\d+)\)")
+SPACE: Final = "\u2581"
 _STRIP: Final = {"type": "Strip", "content": " ", "start": 1, "stop": 0}
 
 
@@ -256,6 +257,36 @@ def invalid_byte_run_kept_in_part(ctx: Context, div: Divergence) -> frozenset[in
     return yes(ours != replaced and subject.text == ours and upstream.text == theirs)
 
 
+_KEPT: Final = "\ue000"
+
+
+def user_defined_verbatim(ctx: Context, div: Divergence) -> frozenset[int]:
+    """A non-special added token is a USER_DEFINED token in the GGUF, and llama.cpp's
+    token_to_piece copies its text as it is; upstream's decoder runs on it like on any
+    token (its Replace turns ▁ into a space). Both texts are rebuilt from the ids, the
+    user-defined pieces kept verbatim on the subject's side, and must equal what each side
+    gave (and differ: the input holds such a token with ▁)."""
+    obs = div.observation
+    subject, upstream = obs.subject, obs.upstream
+    if obs.operation != "decode" or not isinstance(obs.input, tuple):
+        return NONE
+    if not (isinstance(subject, Decoded) and isinstance(upstream, Decoded)):
+        return NONE
+    if "ByteLevel" in ctx.doc.step_types("pre_tokenizer") or any(
+            _KEPT in str(e.get("content")) for e in ctx.doc.added_tokens):
+        return NONE
+    skip = bool(obs.option("skip_special_tokens"))
+    pieces = _spm_pieces(ctx, obs.input, skip, unk_skipped=False)
+    if pieces is None:
+        return NONE
+    user = {e.get("content") for e in ctx.doc.added_tokens if not e.get("special")}
+    kept = [p.replace(SPACE, _KEPT) if p in user else p for p in pieces]
+    strip = "Strip" in ctx.doc.step_types("decoder")
+    ours = _rebuilt(kept, _per_byte, strip).replace(_KEPT, SPACE)
+    theirs = _rebuilt(pieces, _per_byte, strip)
+    return yes(ours != theirs and subject.text == ours and upstream.text == theirs)
+
+
 RECOGNISERS: Final[dict[str, Predicate]] = {
     "decode_of_unknown_id_aborts": decode_of_unknown_id_aborts,
     "clean_spaces_pass": clean_spaces_pass,
@@ -263,4 +294,5 @@ RECOGNISERS: Final[dict[str, Predicate]] = {
     "unknown_piece_skipped": replaying(unknown_piece_skipped),
     "score_greedy_encoding": replaying(score_greedy_encoding),
     "invalid_byte_run_kept_in_part": invalid_byte_run_kept_in_part,
+    "user_defined_verbatim": user_defined_verbatim,
 }
