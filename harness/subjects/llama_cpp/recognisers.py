@@ -10,14 +10,13 @@ input holds.
 
 from __future__ import annotations
 
-import dataclasses
 import re
 from typing import Any, Final
 
 from ...core.outcome import Crashed, Decoded, Encoded
 from ...judge.compare import Divergence
 from ...judge.predicates import NONE, Context, Predicate
-from ..sentencepiece.recognisers import _per_byte, _rebuilt
+from ..sentencepiece.recognisers import _per_byte
 from ..transformers_js.recognisers.replay import replay_on, replaying, yes
 
 #: What libstdc++ says when ``std::vector::at`` is out of range (llama.cpp's
@@ -104,56 +103,8 @@ def clean_spaces_pass(ctx: Context, div: Divergence) -> frozenset[int]:
     return yes(cleaned != upstream.text and subject.text == cleaned)
 
 
-def _without_strip(decoder: Any) -> Any:
-    steps = decoder.get("decoders") if isinstance(decoder, dict) else None
-    if not isinstance(steps, list) or not steps or steps[-1] != _STRIP:
-        return None
-    return {**decoder, "decoders": steps[:-1]}
-
-
-def leading_space_after_skipped_special(ctx: Context, div: Divergence) -> frozenset[int]:
-    """llama.cpp strips the dummy prefix's space from the first id's piece only
-    (``remove_space`` is spent on the first token, even one that renders empty), where
-    upstream's ``Strip`` decoder strips the first character of the text left after the
-    special tokens were skipped: with a special token first and skipped, llama.cpp keeps
-    the space. Yes when upstream replayed with the decoder's ``Strip`` removed gives exactly
-    the subject's text."""
-    obs = div.observation
-    if obs.operation != "decode" or not isinstance(obs.input, tuple) or not obs.input:
-        return NONE
-    if not (isinstance(obs.subject, Decoded) and obs.option("skip_special_tokens")):
-        return NONE
-    specials = {e.get("id") for e in ctx.doc.added_tokens if e.get("special")}
-    decoder = _without_strip(ctx.case.document.get("decoder"))
-    if obs.input[0] not in specials or decoder is None:
-        return NONE
-    replayed = replay_on({**ctx.case.document, "decoder": decoder}, obs)
-    return yes(isinstance(replayed, Decoded) and replayed.text == obs.subject.text)
-
-
-def unknown_piece_skipped(ctx: Context, div: Divergence) -> frozenset[int]:
-    """The SentencePiece vocabulary's unknown piece is a token of type UNKNOWN, which
-    llama.cpp's detokenizer skips like a control token when it does not render specials;
-    upstream skips only special *added* tokens, and the model's unk token is none. Yes
-    when upstream replayed on the ids without the unk's gives exactly the subject's
-    text."""
-    obs = div.observation
-    if obs.operation != "decode" or not isinstance(obs.input, tuple):
-        return NONE
-    if not (isinstance(obs.subject, Decoded) and obs.option("skip_special_tokens")):
-        return NONE
-    model = ctx.case.document.get("model") or {}
-    unk = ctx.doc.vocab.get(model.get("unk_token")) if isinstance(
-        model.get("unk_token"), str) else None
-    if unk is None or unk not in obs.input or "ByteLevel" in ctx.doc.step_types(
-            "pre_tokenizer") or any(e.get("id") == unk for e in ctx.doc.added_tokens):
-        return NONE
-    without = dataclasses.replace(obs, input=tuple(i for i in obs.input if i != unk))
-    replayed = replay_on(ctx.case.document, without)
-    return yes(isinstance(replayed, Decoded) and replayed.text == obs.subject.text)
-
-
 _BYTE: Final = re.compile(r"^<0x[0-9A-Fa-f]{2}>$")
+_BYTE_PIECE: Final = re.compile(r"^<0x([0-9A-F]{2})>$")
 
 
 def score_greedy_merges(document: dict[str, Any]) -> list[list[str]] | None:
@@ -209,90 +160,105 @@ def score_greedy_encoding(ctx: Context, div: Divergence) -> frozenset[int]:
     return yes(isinstance(replayed, Encoded) and replayed.ids == obs.subject.ids)
 
 
-def _spm_pieces(ctx: Context, ids: tuple[int, ...], skip: bool, *, unk_skipped: bool
-                ) -> list[str] | None:
-    """Each id's piece (an added token's content first), the special added tokens left
-    out with ``skip`` (and the unk id with ``unk_skipped``); None for an id of neither."""
+#: The ways llama.cpp's SentencePiece detokenizer differs from upstream's decoder
+#: ``Replace(▁, " "), ByteFallback, Fuse[, Strip(1, 0)]``, one flag each.
+LSTRIP_FIRST_TOKEN: Final = "lstrip-first-token"
+UNK_SKIPPED: Final = "unk-skipped"
+BYTES_WHOLE: Final = "bytes-whole"
+USER_VERBATIM: Final = "user-verbatim"
+MECHANISMS: Final = frozenset({LSTRIP_FIRST_TOKEN, UNK_SKIPPED, BYTES_WHOLE, USER_VERBATIM})
+
+
+def spm_detokenized(ctx: Context, ids: tuple[int, ...], skip: bool,
+                    mechanisms: frozenset[str]) -> str | None:
+    """The text of ``ids`` under upstream's SentencePiece decoder (no ``mechanisms``) or
+    llama.cpp's detokenizer (all of them, from ``llama_vocab::impl::detokenize``):
+    ``lstrip-first-token``: the dummy prefix's space is stripped from the first id's piece
+    (a skipped one spends it), not from the text; ``unk-skipped``: the unk piece (type
+    UNKNOWN) is skipped with the specials; ``bytes-whole``: byte pieces are raw bytes and
+    the whole text is decoded as UTF-8 replacing only ill-formed parts, not one U+FFFD per
+    byte of a run that is not UTF-8; ``user-verbatim``: an added token's text (USER_DEFINED,
+    or CONTROL when specials are rendered) is copied as it is. None for an id the document
+    does not have."""
     added = {e.get("id"): e for e in ctx.doc.added_tokens}
     vocab = {i: p for p, i in ctx.doc.vocab.items()}
     model = ctx.case.document.get("model") or {}
     unk = ctx.doc.vocab.get(model.get("unk_token")) if isinstance(
         model.get("unk_token"), str) else None
-    out: list[str] = []
+    strip = "Strip" in ctx.doc.step_types("decoder")
+    parts: list[bytes | str] = []  # str: a run of byte pieces' bytes, decoded below
+    run = bytearray()
+    first = True
     for i in ids:
         entry = added.get(i)
-        if skip and ((entry is not None and entry.get("special")) or (
-                unk_skipped and i == unk)):
+        skipped = skip and ((entry is not None and bool(entry.get("special"))) or (
+            UNK_SKIPPED in mechanisms and i == unk and entry is None))
+        lstrip = first and strip and LSTRIP_FIRST_TOKEN in mechanisms
+        if skipped:
+            if LSTRIP_FIRST_TOKEN in mechanisms:
+                first = False
             continue
+        first = False
         piece = entry.get("content") if entry is not None else vocab.get(i)
         if not isinstance(piece, str):
             return None
-        out.append(piece)
+        byte = _BYTE_PIECE.match(piece) if entry is None else None
+        if byte is not None:
+            run.append(int(byte.group(1), 16))
+            if lstrip and run == bytearray(b" "):
+                run.clear()
+            continue
+        if run:
+            parts.append(bytes(run).decode("latin-1"))
+            run.clear()
+        verbatim = entry is not None and USER_VERBATIM in mechanisms
+        text = piece if verbatim else piece.replace(SPACE, " ")
+        if lstrip and text.startswith(" "):
+            text = text[1:]
+        parts.append(text.encode("utf-8", "surrogatepass"))
+    if run:
+        parts.append(bytes(run).decode("latin-1"))
+    if BYTES_WHOLE in mechanisms:
+        whole = b"".join(p.encode("latin-1") if isinstance(p, str) else p for p in parts)
+        out = whole.decode("utf-8", "replace")
+    else:
+        out = "".join(_per_byte(p.encode("latin-1")) if isinstance(p, str) else
+                      p.decode("utf-8", "surrogatepass") for p in parts)
+    if strip and LSTRIP_FIRST_TOKEN not in mechanisms and out.startswith(" "):
+        out = out[1:]
     return out
 
 
-def invalid_byte_run_kept_in_part(ctx: Context, div: Divergence) -> frozenset[int]:
-    """llama.cpp's detokenizer gives the bytes of the byte pieces as they are and
-    node-llama-cpp decodes the whole as UTF-8 replacing only its ill-formed parts; upstream's
-    ByteFallback decoder gives one U+FFFD per byte of a run of byte pieces that is not
-    UTF-8 as a whole. Both texts are rebuilt from the ids, each by its side's rule, and must
-    equal what each side gave."""
-    obs = div.observation
-    subject, upstream = obs.subject, obs.upstream
-    if obs.operation != "decode" or not isinstance(obs.input, tuple):
-        return NONE
-    if not (isinstance(subject, Decoded) and isinstance(upstream, Decoded)):
-        return NONE
-    if "ByteLevel" in ctx.doc.step_types("pre_tokenizer"):
-        return NONE
-    skip = bool(obs.option("skip_special_tokens"))
-    theirs_pieces = _spm_pieces(ctx, obs.input, skip, unk_skipped=False)
-    ours_pieces = _spm_pieces(ctx, obs.input, skip, unk_skipped=True)
-    if theirs_pieces is None or ours_pieces is None:
-        return NONE
-    strip = "Strip" in ctx.doc.step_types("decoder")
-    ours = _rebuilt(ours_pieces, lambda run: run.decode("utf-8", "replace"), strip)
-    theirs = _rebuilt(theirs_pieces, _per_byte, strip)
-    replaced = _rebuilt(ours_pieces, _per_byte, strip)
-    return yes(ours != replaced and subject.text == ours and upstream.text == theirs)
+def _spm_mechanism(mechanism: str) -> Predicate:
+    """A recogniser of one of ``MECHANISMS``: upstream's text is exactly the decoder's
+    (no mechanism), the subject's exactly llama.cpp's (all of them), and without this
+    mechanism the subject's text would not be made (it is at work in this decode)."""
 
+    def recognise(ctx: Context, div: Divergence) -> frozenset[int]:
+        obs = div.observation
+        subject, upstream = obs.subject, obs.upstream
+        if obs.operation != "decode" or not isinstance(obs.input, tuple):
+            return NONE
+        if not (isinstance(subject, Decoded) and isinstance(upstream, Decoded)):
+            return NONE
+        if "ByteLevel" in ctx.doc.step_types("pre_tokenizer"):
+            return NONE
+        skip = bool(obs.option("skip_special_tokens"))
+        theirs = spm_detokenized(ctx, obs.input, skip, frozenset())
+        ours = spm_detokenized(ctx, obs.input, skip, MECHANISMS)
+        without = spm_detokenized(ctx, obs.input, skip, MECHANISMS - {mechanism})
+        return yes(upstream.text == theirs and subject.text == ours and without != ours)
 
-_KEPT: Final = "\ue000"
-
-
-def user_defined_verbatim(ctx: Context, div: Divergence) -> frozenset[int]:
-    """A non-special added token is a USER_DEFINED token in the GGUF, and llama.cpp's
-    token_to_piece copies its text as it is; upstream's decoder runs on it like on any
-    token (its Replace turns ▁ into a space). Both texts are rebuilt from the ids, the
-    user-defined pieces kept verbatim on the subject's side, and must equal what each side
-    gave (and differ: the input holds such a token with ▁)."""
-    obs = div.observation
-    subject, upstream = obs.subject, obs.upstream
-    if obs.operation != "decode" or not isinstance(obs.input, tuple):
-        return NONE
-    if not (isinstance(subject, Decoded) and isinstance(upstream, Decoded)):
-        return NONE
-    if "ByteLevel" in ctx.doc.step_types("pre_tokenizer") or any(
-            _KEPT in str(e.get("content")) for e in ctx.doc.added_tokens):
-        return NONE
-    skip = bool(obs.option("skip_special_tokens"))
-    pieces = _spm_pieces(ctx, obs.input, skip, unk_skipped=False)
-    if pieces is None:
-        return NONE
-    user = {e.get("content") for e in ctx.doc.added_tokens if not e.get("special")}
-    kept = [p.replace(SPACE, _KEPT) if p in user else p for p in pieces]
-    strip = "Strip" in ctx.doc.step_types("decoder")
-    ours = _rebuilt(kept, _per_byte, strip).replace(_KEPT, SPACE)
-    theirs = _rebuilt(pieces, _per_byte, strip)
-    return yes(ours != theirs and subject.text == ours and upstream.text == theirs)
+    recognise.__name__ = mechanism.replace("-", "_")
+    return recognise
 
 
 RECOGNISERS: Final[dict[str, Predicate]] = {
     "decode_of_unknown_id_aborts": decode_of_unknown_id_aborts,
     "clean_spaces_pass": clean_spaces_pass,
-    "leading_space_after_skipped_special": replaying(leading_space_after_skipped_special),
-    "unknown_piece_skipped": replaying(unknown_piece_skipped),
+    "leading_space_after_skipped_special": _spm_mechanism(LSTRIP_FIRST_TOKEN),
+    "unknown_piece_skipped": _spm_mechanism(UNK_SKIPPED),
     "score_greedy_encoding": replaying(score_greedy_encoding),
-    "invalid_byte_run_kept_in_part": invalid_byte_run_kept_in_part,
-    "user_defined_verbatim": user_defined_verbatim,
+    "invalid_byte_run_kept_in_part": _spm_mechanism(BYTES_WHOLE),
+    "user_defined_verbatim": _spm_mechanism(USER_VERBATIM),
 }
