@@ -238,7 +238,8 @@ def plan(document: dict[str, Any]) -> Plan:
             scores.append(float(-1 - first[piece]))
         else:  # a character, or a piece no merge makes: formed last
             scores.append(float(-1 - total - i))
-    want = [_REPLACE_SPACE, {"type": "ByteFallback"}, {"type": "Fuse"}]
+    want: list[dict[str, Any]] = [_REPLACE_SPACE, {"type": "ByteFallback"},
+                                   {"type": "Fuse"}]
     want += [_STRIP] if space_prefix else []
     return Plan("llama", None, tokens, scores, types, [], bos, eos, unk_id, None,
                 bos is not None, eos is not None, space_prefix,

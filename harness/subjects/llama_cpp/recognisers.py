@@ -183,8 +183,8 @@ def spm_detokenized(ctx: Context, ids: tuple[int, ...], skip: bool,
     added = {e.get("id"): e for e in ctx.doc.added_tokens}
     vocab = {i: p for p, i in ctx.doc.vocab.items()}
     model = ctx.case.document.get("model") or {}
-    unk = ctx.doc.vocab.get(model.get("unk_token")) if isinstance(
-        model.get("unk_token"), str) else None
+    unk_token = model.get("unk_token")
+    unk = ctx.doc.vocab.get(unk_token) if isinstance(unk_token, str) else None
     strip = "Strip" in ctx.doc.step_types("decoder")
     parts: list[bytes | str] = []  # str: a run of byte pieces' bytes, decoded below
     run = bytearray()
