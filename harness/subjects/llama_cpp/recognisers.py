@@ -55,37 +55,41 @@ def decode_of_unknown_id_aborts(ctx: Context, div: Divergence) -> frozenset[int]
 
 
 def cleaned_spaces(text: str) -> str:
-    """llama.cpp's ``clean_spaces`` passes of ``llama_vocab::impl::detokenize`` (on the
-    characters: each pass looks at ASCII only): a space before ``?!.,`` removed; a lone
-    apostrophe between spaces loses both spaces; a space before ``'s``, ``'m``, ``'re``,
-    ``'ve`` removed."""
-    chars = list(text)
-    out = chars[:1]
-    for i in range(1, len(chars)):
-        if chars[i - 1] == " " and chars[i] in "?!.,":
-            out.pop()
-        out.append(chars[i])
-    chars, out = out, out[:1]
+    """llama.cpp's ``clean_spaces`` passes of ``llama_vocab::impl::detokenize``, in place
+    over one buffer as the C++ does (each pass reads characters an earlier write of the same
+    pass may have moved): a space before ``?!.,`` removed; a lone apostrophe between spaces
+    loses both spaces; a space before ``'s``, ``'m``, ``'re``, ``'ve`` removed. On the
+    characters (every test is of ASCII)."""
+    buf = list(text)
+    total1 = len(buf)  # first pass
+    total = 1 if total1 else 0
+    for i in range(1, total1):
+        x = buf[i]
+        if buf[i - 1] == " " and x in "?!.,":
+            total -= 1
+        buf[total] = x
+        total += 1
+    total2, total = total, (1 if total else 0)  # second pass
     i = 1
-    while i < len(chars):
-        x = chars[i]
-        if x == "'" and i + 1 < len(chars) and chars[i - 1] == " " and chars[i + 1] == " ":
-            out.pop()
-            chars[i + 1] = "\0"
-            out.append(x)
+    while i < total2:
+        x = buf[i]
+        if x == "'" and i + 1 < total2 and buf[i - 1] == " " and buf[i + 1] == " ":
+            total -= 1
             i += 1
-            continue
-        out.append(x)
+            buf[i] = "\0"
+        buf[total] = x
+        total += 1
         i += 1
-    chars, out = out, out[:1]
-    for i in range(1, len(chars)):
-        x = chars[i]
-        if chars[i - 1] == " " and x == "'" and i + 1 < len(chars):
-            x1 = chars[i + 1]
-            if x1 in "sm" or (i + 2 < len(chars) and x1 + chars[i + 2] in ("re", "ve")):
-                out.pop()
-        out.append(x)
-    return "".join(out)
+    total3, total = total, (1 if total else 0)  # third pass
+    for i in range(1, total3):
+        x = buf[i]
+        if buf[i - 1] == " " and x == "'" and i + 1 < total3:
+            x1 = buf[i + 1]
+            if x1 in "sm" or (i + 2 < total3 and x1 + buf[i + 2] in ("re", "ve")):
+                total -= 1
+        buf[total] = x
+        total += 1
+    return "".join(buf[:total])
 
 
 def clean_spaces_pass(ctx: Context, div: Divergence) -> frozenset[int]:
