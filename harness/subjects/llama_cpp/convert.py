@@ -171,8 +171,9 @@ def plan(document: dict[str, Any]) -> Plan:
         require(not any(entry.get(f) for f in ("lstrip", "rstrip", "single_word")),
                 f"added_tokens[{i}]: lstrip/rstrip/single_word (a GGUF token has no such "
                 "attribute)")
-        require(not (entry.get("normalized") and (" " in content or SPACE in content)),
-                f"added_tokens[{i}]: normalized with a space in its content")
+        require(not (entry.get("normalized") and document.get("normalizer") is not None),
+                f"added_tokens[{i}]: normalized (upstream matches it in the normalized "
+                "text; a GGUF token has no such attribute, llama.cpp matches the raw text)")
         require(number not in added, f"added_tokens[{i}]: a second token on id {number}")
         require(vocab.get(content, number) == number and all(
             a["content"] != content for a in added.values()),
