@@ -120,6 +120,12 @@ def _npm_ci(npm: str, folder: Path) -> None:
         raise SubjectUnavailableError(f"{NAME}: npm ci failed ({children.excerpt(done)})")
 
 
+def node_modules(root: Path | None = None) -> Path:
+    """The installed tree's ``node_modules`` (installed first if needed): where a findings
+    reproducer's ``import "node-llama-cpp"`` resolves."""
+    return install(root) / "node_modules"
+
+
 def gguf_cache() -> Path:
     """Where converted GGUFs are kept, one per document (named by its sha256)."""
     return cache_dir() / "subjects" / ENVIRONMENT / "gguf"
