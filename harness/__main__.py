@@ -1,5 +1,6 @@
-"""``python -m harness conformance | merge | fetch | reproduce | report | oracles | bench | site |
-check-subject``: the parser and the dispatch; each command is a module of ``harness/cli/``.
+"""``python -m harness conformance | merge | fetch | findings | reproduce | report | oracles |
+bench | site | check-subject``: the parser and the dispatch; each command is a module of
+``harness/cli/``.
 
 Every user error is one line on standard error and exit status 2; Ctrl-C and SIGTERM stop
 any command within a moment, say what was interrupted, write nothing, and exit 130 / 143.
@@ -21,6 +22,7 @@ from .cli import (
     check_subject,
     conformance,
     fetch,
+    findings,
     matrix,
     merge,
     oracles,
@@ -180,6 +182,16 @@ def _parser() -> Parser:
     chk.add_argument("spec", metavar="SUBJECT",
                      help="a registered subject or cmd:'<command line>' (as for --subject)")
 
+    fnd = sub.add_parser("findings", help="run every reproducer of the subjects' findings "
+                         "documents as written; exit 1 where one does not print what its "
+                         "document says")
+    fnd.add_argument("subjects", nargs="*", metavar="SUBJECT",
+                     help="subjects whose FINDINGS.md to check (default: every one that has "
+                     "one)")
+    fnd.add_argument("--entry", action="append", default=None, metavar="ID",
+                     help="only the findings of this entry (repeatable)")
+    cache_argument(fnd)
+
     from .matrix.command import add_arguments as matrix_arguments
 
     matrix_command = sub.add_parser("matrix", help="run every registered subject side by side: "
@@ -197,6 +209,7 @@ def _parser() -> Parser:
 #: The command -> its function (``harness/cli/``); ``bench`` is dispatched before parsing.
 COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     "conformance": conformance.run, "merge": merge.run, "fetch": fetch.run,
+    "findings": findings.run,
     "report": report.run, "reproduce": reproduce.run, "oracles": oracles.run,
     "site": site.run, "check-subject": check_subject.run, "matrix": matrix.run,
 }

@@ -34,6 +34,8 @@ PROFILES: dict[str, RunProfile] = {
         RunProfile("ci", 3000, 300, 800, 20000,
                 "the default: what `nox -s conformance` runs in CI"),
         RunProfile("nightly", 30000, 1000, 4000, 100000, "the long nightly exploration"),
+        RunProfile("matrix", 20, 5, 20, 0, "the matrix' budget for each subject: smoke's "
+                   "cases, every real file over the whole corpus"),
     )
 }
 DEFAULT_PROFILE = "ci"

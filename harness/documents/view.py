@@ -8,9 +8,12 @@ the replayer; nothing here changes it.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections import OrderedDict
+from collections.abc import Callable, Hashable, Mapping
 from functools import cached_property
-from typing import Any, Final, Literal
+from typing import Any, Final, Literal, TypeVar
+
+T = TypeVar("T")
 
 Component = Literal["normalizer", "pre_tokenizer", "post_processor", "decoder"]
 
@@ -28,11 +31,44 @@ def _text(value: Any) -> str | None:
     return value if isinstance(value, str) else None
 
 
+#: Views are shared for documents of at least this many vocabulary entries (real files),
+#: the last few of them.
+_SHARED_FROM: Final = 4096
+_SHARED_KEPT: Final = 4
+
+
 class DocumentView:
     """``DocumentView(document)``: its model's fields, its components and their steps."""
 
     def __init__(self, document: dict[str, Any]) -> None:
         self.raw = document
+        self._memo: dict[Hashable, Any] = {}
+
+    @classmethod
+    def of(cls, document: dict[str, Any]) -> DocumentView:
+        """The view of ``document``, shared while the same large document is read again
+        (every text of a real file is a case of its own: what a view derives once — its
+        fields, ``memo`` — serves them all). Documents are values, never changed in place."""
+        model = document.get("model")
+        vocab = model.get("vocab") if isinstance(model, dict) else None
+        if not isinstance(vocab, dict) or len(vocab) < _SHARED_FROM:
+            return cls(document)
+        found = _SHARED.get(id(document))
+        if found is not None and found.raw is document:
+            _SHARED.move_to_end(id(document))
+            return found
+        view = _SHARED[id(document)] = cls(document)  # it keeps its document alive
+        while len(_SHARED) > _SHARED_KEPT:
+            _SHARED.popitem(last=False)
+        return view
+
+    def memo(self, key: Hashable, derive: Callable[[], T]) -> T:
+        """``derive()``, computed once per document (a recogniser's table of a real file:
+        the results of its merges, say), under ``key``."""
+        if key not in self._memo:
+            self._memo[key] = derive()
+        found: T = self._memo[key]
+        return found
 
     # -- the model -------------------------------------------------------------------------
     @cached_property
@@ -47,6 +83,17 @@ class DocumentView:
     def merges(self) -> Any:
         """The merges as written (a list of pairs or of ``"a b"`` strings, or malformed)."""
         return self.model.get("merges")
+
+    @cached_property
+    def merge_results(self) -> frozenset[str]:
+        """What the merges build: each well-formed merge's two sides joined."""
+        built: set[str] = set()
+        for merge in self.merges if isinstance(self.merges, list) else ():
+            sides = merge.split(" ") if isinstance(merge, str) else merge
+            if isinstance(sides, list) and len(sides) == 2 \
+                    and all(isinstance(side, str) for side in sides):
+                built.add(sides[0] + sides[1])
+        return frozenset(built)
 
     @property
     def byte_fallback(self) -> bool:
@@ -113,3 +160,7 @@ class DocumentView:
         entries = self.raw.get("added_tokens")
         return tuple(e for e in entries if isinstance(e, dict)) if isinstance(entries, list) \
             else ()
+
+
+#: The shared views (``DocumentView.of``), by the identity of their document.
+_SHARED: OrderedDict[int, DocumentView] = OrderedDict()

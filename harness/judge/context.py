@@ -30,7 +30,7 @@ class Context:
         self.case = case
         self.replay = replay
         #: The document, read through its typed view (``doc.raw``: the dict itself).
-        self.doc = DocumentView(case.document)
+        self.doc = DocumentView.of(case.document)
         #: Predicates a predicate composed with for its last answer (their names).
         self.also: list[str] = []
         #: The names of the predicates in force for this judgement (every class the judge

@@ -24,7 +24,7 @@ from .summary import build
 from .witnesses import REFERENCE, all_witnesses
 
 DEFAULT_OUTPUT: Final = Path("reports/matrix.yaml")
-DEFAULT_PROFILE: Final = "smoke"
+DEFAULT_PROFILE: Final = "matrix"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -20,6 +20,8 @@ subject (the transplant).
   subjects   name, exact version, verdict (pass / fail / incomplete / not-run) and why
   findings   one per pinned witness (source/entry): its severity grade, the subjects that
              show it (shown_by) and every subject's cell
+  real_files one per real tokenizer.json over the whole corpus: every subject's
+             comparisons, divergences, failures and the findings it triggered (how often)
 Each subject's own report: reports/matrix/<subject>.yaml.
 """
 

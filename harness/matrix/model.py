@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Final, Literal
 
-MATRIX_VERSION: Final = 1
+MATRIX_VERSION: Final = 2
 TIMING_FIELDS: Final = frozenset({"seconds", "wall_seconds"})
 
 #: ``not-run``: the subject cannot run here (no node, a package not installable) or its
@@ -74,6 +74,40 @@ class Finding:
 
 
 @dataclass
+class FileCell:
+    """What one subject did on one real file over the committed corpus."""
+
+    subject: str
+    #: ``agrees``: no divergence on any comparison; ``diverges``: some (each explained by
+    #: ``findings`` or counted in ``failures``); ``not-run``: the subject did not run this
+    #: file (it did not run, its profile leaves the file out, or the file is not here).
+    result: Literal["agrees", "diverges", "not-run"]
+    comparisons: int = 0
+    #: Comparisons whose outcomes differ.
+    diverged: int = 0
+    #: Divergences no entry explains.
+    failures: int = 0
+    #: Each finding (``source/entry``, as ``Finding.id``) the file triggered on this
+    #: subject, and how often.
+    findings: dict[str, int] = field(default_factory=dict)
+
+
+@dataclass
+class RealFile:
+    """One real tokenizer.json through every subject: which findings it can trigger, and
+    how often on the corpus."""
+
+    fixture: str
+    sha256: str
+    #: Corpus texts each subject ran on it (the profile's: the whole committed corpus by
+    #: default).
+    corpus_texts: int
+    #: Every finding some subject met on this file, sorted.
+    triggers: list[str]
+    cells: list[FileCell]
+
+
+@dataclass
 class Matrix:
     matrix_version: int
     command: str
@@ -85,4 +119,6 @@ class Matrix:
     #: Findings by grade.
     grades: dict[str, int]
     findings: list[Finding]
+    #: The real files, one row each (conformance fixtures, in their order).
+    real_files: list[RealFile]
     wall_seconds: float

@@ -1,6 +1,7 @@
 """The matrix summary from what the subjects' jobs left (``runner.Outcome``): a row per
-subject (version, verdict, one-line reason), and a finding per pinned witness with every
-subject's cell (the transplant). Reads the reports; runs nothing (decision 0037).
+subject (version, verdict, one-line reason), a finding per pinned witness with every
+subject's cell (the transplant), and a row per real file with what each subject met on it
+over the corpus. Reads the reports; runs nothing (decision 0037).
 """
 
 from __future__ import annotations
@@ -9,12 +10,23 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any, cast
 
+from ..fixture_builders.real_models import CONFORMANCE_FIXTURES
 from ..report.files import read_report
-from ..report.model import Report, WitnessRecord
+from ..report.model import Fixture, Report, WitnessRecord
 from ..site.severity import derive
-from .model import MATRIX_VERSION, Cell, Finding, Grade, Matrix, SubjectRow, Verdict
+from .model import (
+    MATRIX_VERSION,
+    Cell,
+    FileCell,
+    Finding,
+    Grade,
+    Matrix,
+    RealFile,
+    SubjectRow,
+    Verdict,
+)
 from .runner import NOT_RUN, Outcome
-from .witnesses import Pinned
+from .witnesses import REFERENCE, Pinned
 
 
 def subject_row(outcome: Outcome, report: Report | None, display: str) -> SubjectRow:
@@ -84,14 +96,58 @@ def findings(witnesses: Sequence[Pinned], outcomes: Sequence[Outcome]) -> list[F
     return found
 
 
+def finding_id(report: Report, name: str, entry: str) -> str:
+    """The finding (``Finding.id``) a class of ``name``'s report stands for: the subject's
+    own entry (its decision is the entry in its expectations file) or one of our intended
+    classes (a decision record: our reference, and subjects that inherit its classes)."""
+    decisions = {c.id: c.decision for c in report.classes}
+    own = report.subject is not None and "#" in decisions.get(entry, "")
+    return f"{name}/{entry}" if own else f"{REFERENCE}/{entry}"
+
+
+def _file_cell(name: str, report: Report | None, fixture: str) -> tuple[FileCell, Fixture | None]:
+    run = None if report is None else next(
+        (f for f in report.real_models.fixtures if f.fixture == fixture), None)
+    if report is None or run is None:
+        return FileCell(name, "not-run"), None
+    tally = run.tally
+    met = {finding_id(report, name, entry): count
+           for entry, count in tally.by_class.items() if count}
+    failures = sum(f.count for f in tally.failures)
+    diverged = sum(counts.get("compared", 0) - counts.get("agreed", 0)
+                   for counts in tally.by_operation.values())
+    return FileCell(name, "diverges" if diverged or failures or met else "agrees",
+                    tally.comparisons, diverged, failures, dict(sorted(met.items()))), run
+
+
+def real_files(outcomes: Sequence[Outcome], reports: Sequence[Report | None]
+               ) -> list[RealFile]:
+    """A row per conformance fixture any subject ran: every subject's cell on it."""
+    rows: list[RealFile] = []
+    for fixture in CONFORMANCE_FIXTURES:
+        cells, runs = [], []
+        for outcome, report in zip(outcomes, reports, strict=True):
+            cell, run = _file_cell(outcome.name, report, fixture)
+            cells.append(cell)
+            if run is not None:
+                runs.append(run)
+        if not runs:
+            continue
+        triggers = sorted({f for cell in cells for f in cell.findings})
+        rows.append(RealFile(fixture, runs[0].sha256, max(r.corpus_texts for r in runs),
+                             triggers, cells))
+    return rows
+
+
 def build(*, command: str, profile: str, seed: int, outcomes: Sequence[Outcome],
           displays: dict[str, str], witnesses: Sequence[Pinned], skipped: Sequence[str],
           wall_seconds: float) -> Matrix:
-    rows = [subject_row(o, read_report(o.report) if o.report is not None else None,
-                        displays.get(o.name, "")) for o in outcomes]
+    reports = [read_report(o.report) if o.report is not None else None for o in outcomes]
+    rows = [subject_row(o, report, displays.get(o.name, ""))
+            for o, report in zip(outcomes, reports, strict=True)]
     rows = sorted(rows + not_run_rows(skipped), key=lambda r: r.name)
     graded = findings(witnesses, outcomes)
     return Matrix(MATRIX_VERSION, command, profile, seed, rows,
                   dict(sorted(Counter(r.verdict for r in rows).items())),
                   dict(sorted(Counter(f.grade for f in graded).items())), graded,
-                  round(wall_seconds, 1))
+                  real_files(outcomes, reports), round(wall_seconds, 1))

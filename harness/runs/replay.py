@@ -1,13 +1,21 @@
 """The replayer the judge is handed (``harness.judge.replay.Replayer``): our reference in
 both modes and upstream, each document loaded once per case, every execution counted
 (``executions``, added to the tally's ``replays``). Upstream is imported on first use, so
-a replay without tokenizers (the oracle replay) still judges what needs no upstream."""
+a replay without tokenizers (the oracle replay) still judges what needs no upstream.
+
+A large document (a real model's, or a recogniser's rewrite of one) stays loaded across
+cases in a small process-wide cache (``SharedLoads``): every text of a real file is a case
+of its own, and loading Gemma 3 again for each would cost a second a text. The count is
+unchanged by it — a case's first use of a document counts as a load whether or not the
+cache had it — so reports do not depend on which cases a process ran before.
+"""
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager, nullcontext
-from typing import Any
+from typing import Any, Final
 
 from ..core.outcome import Crashed, Loaded, Outcome, Refused
 from ..judge.replay import Alignment, Side
@@ -16,6 +24,35 @@ from ..subjects.reference import LENIENT, STRICT
 
 #: A timing hook (``Engine.timing.stage``): a context around each execution.
 Stage = Callable[[str], AbstractContextManager[None]]
+
+
+class SharedLoads:
+    """The handles of the last ``size`` large documents loaded, by side and text (least
+    recently used first out). Handles are stateless between calls: an encode or a decode
+    on one never changes the next one's answer."""
+
+    #: Documents shorter than this are loaded per case as before (generated ones are
+    #: small and seldom met twice).
+    LARGE: Final = 1 << 20
+
+    def __init__(self, size: int = 12) -> None:
+        self.size = size
+        self._handles: OrderedDict[tuple[Side, str], Any] = OrderedDict()
+
+    def get(self, side: Side, document: str, load: Callable[[], Any]) -> Any:
+        if len(document) < self.LARGE:
+            return load()
+        key = (side, document)
+        if key in self._handles:
+            self._handles.move_to_end(key)
+            return self._handles[key]
+        handle = self._handles[key] = load()
+        while len(self._handles) > self.size:
+            self._handles.popitem(last=False)
+        return handle
+
+
+SHARED_LOADS: Final = SharedLoads()
 
 
 class CaseReplayer:
@@ -54,7 +91,8 @@ class CaseReplayer:
         key = (side, document)
         if key not in self._handles:
             subject = self._subject(side)
-            self._handles[key] = self._run(lambda: subject.load(document))
+            self._handles[key] = self._run(lambda: SHARED_LOADS.get(
+                side, document, lambda: subject.load(document)))
         return self._handles[key]
 
     def _loaded(self, side: Side, document: str) -> Any:

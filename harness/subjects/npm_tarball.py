@@ -49,6 +49,23 @@ class Pinned:
         return base / self.tarball.removesuffix(".tgz") / "package"
 
 
+def node_modules(pin: Pinned, root: Path | None = None) -> Path:
+    """A ``node_modules`` folder holding the installed package under its own name (a
+    relative symlink beside the package folder in the cache, made once, atomically), so
+    that ``import ... from "<package>"`` resolves: the findings' ``js`` blocks
+    (``harness.subjects.reproducers``)."""
+    package = install(pin, root)
+    folder = package.parent / "node_modules"
+    link = folder / pin.package
+    if not link.is_dir():
+        link.parent.mkdir(parents=True, exist_ok=True)
+        made = link.parent / f".{link.name}.{os.getpid()}"
+        made.unlink(missing_ok=True)
+        made.symlink_to(os.path.relpath(package, link.parent), target_is_directory=True)
+        os.replace(made, link)
+    return folder
+
+
 def integrity_of(data: bytes) -> str:
     return "sha512-" + base64.b64encode(hashlib.sha512(data).digest()).decode("ascii")
 

@@ -222,3 +222,45 @@ def test_sigterm_stops_the_matrix_promptly_and_writes_no_summary(tmp_path: Path)
     assert time.monotonic() - started < 15
     assert "interrupted by SIGTERM" in err and not output.exists()
     assert left == []
+
+
+def _committed_outcomes() -> list[Outcome]:
+    matrix = read_matrix(ROOT / "reports" / "matrix.yaml")
+    return [Outcome(row.name, row.name, ROOT / row.report, None)
+            for row in matrix.subjects if row.report]
+
+
+def test_the_committed_real_file_rows_are_read_from_the_subjects_reports() -> None:
+    """Every conformance fixture is a row; each cell is what that subject's committed
+    report says of the file (its comparisons, what diverged, the findings it triggered);
+    ``triggers`` is every finding some subject met there."""
+    from harness.fixture_builders.real_models import CONFORMANCE_FIXTURES
+    from harness.matrix.summary import real_files
+    from harness.report.files import read_report
+
+    committed = read_matrix(ROOT / "reports" / "matrix.yaml")
+    outcomes = _committed_outcomes()
+    reports = [read_report(o.report) for o in outcomes if o.report is not None]
+    assert real_files(outcomes, reports) == committed.real_files
+    assert [f.fixture for f in committed.real_files] == list(CONFORMANCE_FIXTURES)
+    for row in committed.real_files:
+        assert row.corpus_texts == 1429  # the matrix profile: the whole committed corpus
+        assert row.triggers == sorted({f for c in row.cells for f in c.findings})
+        assert all(c.result != "not-run" for c in row.cells)
+        assert any(c.result == "diverges" for c in row.cells)
+
+
+def test_a_class_is_the_subjects_own_finding_or_one_of_ours() -> None:
+    """A third-party subject's class is its own entry; the example subject, which inherits
+    our intended classes, meets ours (the transplant's ``reference/...`` findings)."""
+    from harness.matrix.summary import finding_id
+    from harness.report.files import read_report
+
+    kitoken = read_report(ROOT / "reports" / "matrix" / "kitoken.yaml")
+    example = read_report(ROOT / "reports" / "matrix" / "example.yaml")
+    own = next(c.id for c in kitoken.classes)
+    ours = next(c.id for c in example.classes)
+    assert finding_id(kitoken, "kitoken", own) == f"kitoken/{own}"
+    assert finding_id(example, "example", ours) == f"reference/{ours}"
+    ids = {f.id for f in read_matrix(ROOT / "reports" / "matrix.yaml").findings}
+    assert f"reference/{ours}" in ids  # the finding the transplant knows by that id

@@ -239,6 +239,20 @@ def test_each_expectations_file_parses_with_its_recognisers(name: str) -> None:
         assert f"`{entry.id}`" in findings, entry.id
 
 
+
+def test_every_fastokens_entry_has_its_section_and_all_but_the_random_one_a_pin() -> None:
+    from harness.runs import third_party
+    from harness.subjects.reproducers import sections
+
+    folder = ROOT / "harness" / "subjects" / "fastokens"
+    ids = {e.id for e in third_party.expectations_at(
+        "harness/subjects/fastokens/expectations.yaml").entries}
+    found = {s.entry for s in sections((folder / "FINDINGS.md").read_text("utf-8"))}
+    pinned = {row["class"] for row in json.loads(
+        (folder / "witnesses.json").read_text("utf-8"))["cases"]}
+    assert ids <= found
+    assert pinned == ids - {"dropout-draw"}
+
 def test_the_short_property_rewrite_spells_out_only_unescaped_properties() -> None:
     from harness.subjects.fastokens.recognisers import component_types, long_properties
 

@@ -100,6 +100,27 @@ def test_the_pinned_witness_still_shows_its_entry() -> None:
                                     "empty-normalized-added-token-loads"}
 
 
+
+def test_node_modules_links_the_installed_package_as_its_name(tmp_path: Path) -> None:
+    package = tokenizers_npm.package_dir(tmp_path)
+    package.mkdir(parents=True)
+    (package / "package.json").write_text('{"name": "tokenizers"}', "utf-8")
+    folder = tokenizers_npm.node_modules(tmp_path)
+    assert folder.name == "node_modules" and tmp_path in folder.parents
+    assert (folder / "tokenizers").resolve() == package.resolve()
+    assert tokenizers_npm.node_modules(tmp_path) == folder  # made once, then reused
+
+
+def test_every_entry_has_its_findings_section() -> None:
+    import yaml
+
+    from harness.subjects.reproducers import sections
+
+    entries = yaml.safe_load((FOLDER / "expectations.yaml").read_text("utf-8"))["expectations"]
+    found = sections((FOLDER / "FINDINGS.md").read_text("utf-8"))
+    assert {e["id"] for e in entries} <= {s.entry for s in found}
+    assert all(any(language == "js" for language, _ in s.blocks) for s in found)
+
 def test_the_pin_is_an_exact_version_and_integrity() -> None:
     pin: Any = tokenizers_npm.PIN
     assert pin.package == "tokenizers" and pin.version == "0.23.2"

@@ -7,6 +7,8 @@ npm has no 0.23.1 (its 0.23.x release is 0.23.2, the next patch of the same core
 every platform's prebuilt ``.node`` inside the one tarball and no dependencies); that is
 the pin. Installed once into ``<cache>/npm/`` (``npm_tarball``); without ``node`` (or,
 before the first install, without ``npm``) the subject is unavailable with one line.
+``node_modules()`` gives a folder where ``import ... from "tokenizers"`` resolves to it (the
+findings' ``js`` blocks, ``harness.subjects.reproducers``).
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from pathlib import Path
 from typing import Final
 
 from ..npm_tarball import Pinned, install
+from ..npm_tarball import node_modules as npm_node_modules
 from ..registry import SubjectUnavailableError
 
 NAME: Final = "tokenizers-npm"
@@ -39,3 +42,9 @@ def command(root: Path | None = None) -> list[str]:
     script = resources.files(__package__).joinpath(SCRIPT)
     with resources.as_file(script) as path:
         return [node, str(path), str(package.resolve())]
+
+
+def node_modules(root: Path | None = None) -> Path:
+    """A ``node_modules`` folder holding the package as ``tokenizers``, for the findings'
+    ``js`` blocks (``harness.subjects.reproducers``)."""
+    return npm_node_modules(PIN, root)

@@ -47,8 +47,8 @@ def _shared_ids(vocab: Mapping[str, Any]) -> dict[int, list[str]]:
 
 
 def duplicate_id_string_choice(ctx: Context, div: Divergence) -> frozenset[int]:
-    """Several strings share one id: the core's id-to-string map is built from a hash map
-    whose order is seeded per process, so each process keeps its own one of them. Yes
+    """Several strings share one id: the core's id-to-string map is built at each load from
+    a randomly seeded hash map, so each load keeps its own one of them. Yes
     when the answers differ only by that choice: the ids agree and every differing token
     shares its position's id with upstream's; a decode is upstream's decode of the same ids
     with each shared id spelt by one of its strings (upstream decodes a marker per shared id;
