@@ -170,7 +170,21 @@ LSTRIP_FIRST_TOKEN: Final = "lstrip-first-token"
 UNK_SKIPPED: Final = "unk-skipped"
 BYTES_WHOLE: Final = "bytes-whole"
 USER_VERBATIM: Final = "user-verbatim"
-MECHANISMS: Final = frozenset({LSTRIP_FIRST_TOKEN, UNK_SKIPPED, BYTES_WHOLE, USER_VERBATIM})
+CONTROL_BY_TEXT: Final = "control-by-text"
+MECHANISMS: Final = frozenset({LSTRIP_FIRST_TOKEN, UNK_SKIPPED, BYTES_WHOLE, USER_VERBATIM,
+                               CONTROL_BY_TEXT})
+#: Token texts llama.cpp's vocabulary loader takes for end-of-turn, fill-in-the-middle and
+#: end-of-generation tokens and makes CONTROL whatever the GGUF says ("control-looking
+#: token ... its type will be overridden"), each measured with node-llama-cpp 3.21.1 (a
+#: NORMAL token of that text is dropped by ``detokenize(ids, false)``; ``<foo>`` is not).
+CONTROL_LOOKING: Final = frozenset({
+    "<|eot_id|>", "<|im_end|>", "<|end|>", "<end_of_turn>", "<|endoftext|>", "<EOT>",
+    "_<EOT>", "<｜end▁of▁sentence｜>", "<|eom_id|>", "<|fim_prefix|>", "<fim-prefix>",
+    "<｜fim▁begin｜>", "<PRE>", "<|fim_suffix|>", "<fim-suffix>", "<｜fim▁hole｜>", "<SUF>",
+    "<|fim_middle|>", "<fim-middle>", "<｜fim▁end｜>", "<MID>", "<|fim_pad|>", "<fim-pad>",
+    "<PAD>", "<|fim_repo|>", "<|repo_name|>", "<fim-repo>", "<REPO>", "<|file_sep|>",
+    "</s>", "<|return|>", "<|call|>", "<|flush|>", "<|calls|>", "<end_of_utterance>",
+    "<|end_of_text|>", "<eos>", "[EOS]"})
 
 
 def spm_detokenized(ctx: Context, ids: tuple[int, ...], skip: bool,
@@ -182,8 +196,8 @@ def spm_detokenized(ctx: Context, ids: tuple[int, ...], skip: bool,
     UNKNOWN) is skipped with the specials; ``bytes-whole``: byte pieces are raw bytes and
     the whole text is decoded as UTF-8 replacing only ill-formed parts, not one U+FFFD per
     byte of a run that is not UTF-8; ``user-verbatim``: an added token's text (USER_DEFINED,
-    or CONTROL when specials are rendered) is copied as it is. None for an id the document
-    does not have."""
+    or CONTROL when specials are rendered) is copied as it is; ``control-by-text``: a token whose text is in ``CONTROL_LOOKING``
+    is CONTROL, skipped with the specials. None for an id the document does not have."""
     added = {e.get("id"): e for e in ctx.doc.added_tokens}
     vocab = {i: p for p, i in ctx.doc.vocab.items()}
     model = ctx.case.document.get("model") or {}
@@ -195,8 +209,10 @@ def spm_detokenized(ctx: Context, ids: tuple[int, ...], skip: bool,
     first = True
     for i in ids:
         entry = added.get(i)
+        text_of = entry.get("content") if entry is not None else vocab.get(i)
         skipped = skip and ((entry is not None and bool(entry.get("special"))) or (
-            UNK_SKIPPED in mechanisms and i == unk and entry is None))
+            UNK_SKIPPED in mechanisms and i == unk and entry is None) or (
+            CONTROL_BY_TEXT in mechanisms and text_of in CONTROL_LOOKING))
         lstrip = first and strip and LSTRIP_FIRST_TOKEN in mechanisms
         if skipped:
             if LSTRIP_FIRST_TOKEN in mechanisms:
@@ -265,4 +281,5 @@ RECOGNISERS: Final[dict[str, Predicate]] = {
     "score_greedy_encoding": replaying(score_greedy_encoding),
     "invalid_byte_run_kept_in_part": _spm_mechanism(BYTES_WHOLE),
     "user_defined_verbatim": _spm_mechanism(USER_VERBATIM),
+    "control_looking_token_skipped": _spm_mechanism(CONTROL_BY_TEXT),
 }
