@@ -197,7 +197,8 @@ def spm_detokenized(ctx: Context, ids: tuple[int, ...], skip: bool,
     the whole text is decoded as UTF-8 replacing only ill-formed parts, not one U+FFFD per
     byte of a run that is not UTF-8; ``user-verbatim``: an added token's text (USER_DEFINED,
     or CONTROL when specials are rendered) is copied as it is; ``control-by-text``: a
-    token whose text is in ``CONTROL_LOOKING`` is CONTROL, skipped with the specials. None for an id the document does not have."""
+    token whose text is in ``CONTROL_LOOKING`` is CONTROL, skipped with the specials.
+    None for an id the document does not have."""
     added = {e.get("id"): e for e in ctx.doc.added_tokens}
     vocab = {i: p for p, i in ctx.doc.vocab.items()}
     model = ctx.case.document.get("model") or {}
