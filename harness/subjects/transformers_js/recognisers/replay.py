@@ -207,17 +207,31 @@ def with_model(document: dict[str, Any], **changes: Any) -> dict[str, Any]:
     return {**document, "model": {**model_of(document), **changes}}
 
 
-def document_ids(document: dict[str, Any]) -> set[int]:
-    """Every id the document gives a token (vocabulary and added tokens)."""
+def document_ids(document: dict[str, Any]) -> frozenset[int]:
+    """Every id the document gives a token (vocabulary and added tokens); computed once
+    per large vocabulary and added-token list (a real file's, and its rewrites')."""
     vocab = model_of(document).get("vocab")
+    added = document.get("added_tokens")
+    key = (id(vocab), id(added))
+    found = _IDS.get(key)
+    if found is not None and found[0] is vocab and found[1] is added:
+        return found[2]
     ids = {i for i in vocab.values() if isinstance(i, int)} if isinstance(vocab, dict) else set()
-    for entry in document.get("added_tokens") or ():
+    for entry in added if isinstance(added, list) else ():
         if isinstance(entry, dict) and isinstance(entry.get("id"), int):
             ids.add(entry["id"])
-    return ids
+    known = frozenset(ids)
+    if isinstance(vocab, dict) and len(vocab) > _BIG:  # kept with what names it
+        _IDS[key] = (vocab, added, known)
+        while len(_IDS) > _TEXTS_KEPT:
+            _IDS.popitem(last=False)
+    return known
 
 
-def known_ids(ctx: Context) -> set[int]:
+_IDS: OrderedDict[tuple[int, int], tuple[object, object, frozenset[int]]] = OrderedDict()
+
+
+def known_ids(ctx: Context) -> frozenset[int]:
     return document_ids(ctx.doc.raw)
 
 
