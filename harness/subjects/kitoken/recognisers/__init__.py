@@ -260,31 +260,73 @@ _RUST_WHITESPACE: Final = re.compile(
     "[\t\n\x0b\x0c\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+")
 
 
-def _whitespace_split_then_byte_level(document: dict[str, Any]) -> bool:
-    pre = document.get("pre_tokenizer")
-    steps = pre.get("pretokenizers") if isinstance(pre, dict) else None
-    return (isinstance(pre, dict) and pre.get("type") == "Sequence" and isinstance(steps, list)
-            and len(steps) == 2 and isinstance(steps[0], dict) and isinstance(steps[1], dict)
-            and steps[0].get("type") == "WhitespaceSplit" and steps[1].get("type") == "ByteLevel")
+def _splits_at_whitespace(step: Any) -> bool:
+    """The pre-tokenizer is a WhitespaceSplit or a Sequence holding one (nested alike)."""
+    if not isinstance(step, dict):
+        return False
+    inner = step.get("pretokenizers")
+    if step.get("type") == "Sequence" and isinstance(inner, list):
+        return any(_splits_at_whitespace(s) for s in inner)
+    return step.get("type") == "WhitespaceSplit"
+
+
+#: kitoken's split of WhitespaceSplit: at each space, the space starting the next piece.
+_SPACE_STARTS_PIECE: Final = {"type": "Split", "pattern": {"String": " "},
+                              "behavior": "MergedWithNext", "invert": False}
+
+
+def _space_split_for_whitespace_split(step: Any) -> Any:
+    if isinstance(step, dict) and step.get("type") == "Sequence" and isinstance(
+            step.get("pretokenizers"), list):
+        return {**step, "pretokenizers": [_space_split_for_whitespace_split(s)
+                                          for s in step["pretokenizers"]]}
+    if isinstance(step, dict) and step.get("type") == "WhitespaceSplit":
+        return dict(_SPACE_STARTS_PIECE)
+    return step
 
 
 def whitespace_split_as_one_space(document: dict[str, Any]) -> dict[str, Any] | None:
-    """kitoken's WhitespaceSplit before a ByteLevel step keeps one space between two words
-    as a piece of its own (a run of white space, a tab or a newline is one ``Ġ``; the ends
-    are trimmed): upstream with the WhitespaceSplit step an isolating split at " ", on the
-    text with its words joined by one space (``_words_joined``)."""
-    if not _whitespace_split_then_byte_level(document):
+    """kitoken converts WhitespaceSplit into two normalizations of the whole text (each
+    run of white space, ``\\s+``, becomes one space; spaces are stripped from both ends)
+    and a split at ' ' that starts the next piece with the space (``MergeRight``): the
+    space is kept, read by the steps after it (a ByteLevel makes it ``Ġ``, a GPT-2 Split
+    keeps `` ''`` whole). Upstream with each WhitespaceSplit step (at any place of the
+    Sequence) a ``MergedWithNext`` split at " ", on the text with its words joined by one
+    space (``_words_joined``)."""
+    pre = document.get("pre_tokenizer")
+    if not _splits_at_whitespace(pre):
         return None
-    pre = document["pre_tokenizer"]
-    space = {"type": "Split", "pattern": {"String": " "}, "behavior": "Isolated",
-             "invert": False}
-    return {**document, "pre_tokenizer": {**pre, "pretokenizers": [
-        space, pre["pretokenizers"][1]]}}
+    return {**document, "pre_tokenizer": _space_split_for_whitespace_split(pre)}
+
+
+def _extracted(document: dict[str, Any]) -> re.Pattern[str] | None:
+    """The added tokens kitoken cuts out of the text before it normalizes (those with
+    ``normalized`` false), longest first; None where there are none."""
+    contents = sorted({e["content"] for e in document.get("added_tokens") or ()
+                       if isinstance(e, dict) and e.get("normalized") is False
+                       and isinstance(e.get("content"), str) and e["content"]},
+                      key=lambda content: (-len(content), content))
+    return re.compile("|".join(map(re.escape, contents))) if contents else None
+
+
+def _one_space(section: str) -> str:
+    return " ".join(word for word in _RUST_WHITESPACE.split(section) if word)
 
 
 def _words_joined(document: dict[str, Any], obs: Observation) -> Observation:
+    """The text as kitoken's WhitespaceSplit normalizes it: in each section between the
+    added tokens it cuts out first (``_extracted``), every run of white space one space,
+    none at the section's ends."""
     assert isinstance(obs.input, str)
-    joined = " ".join(word for word in _RUST_WHITESPACE.split(obs.input) if word)
+    cut = _extracted(document)
+    if cut is None:
+        joined = _one_space(obs.input)
+    else:
+        pieces, start = [], 0
+        for found in cut.finditer(obs.input):
+            pieces += [_one_space(obs.input[start:found.start()]), found.group(0)]
+            start = found.end()
+        joined = "".join([*pieces, _one_space(obs.input[start:])])
     return Observation(obs.track, obs.operation, joined, obs.options, obs.subject,
                        obs.upstream)
 
