@@ -16,7 +16,7 @@ import re
 from typing import Any, Final
 
 from ....core.observation import Observation
-from ....core.outcome import Decoded, Encoded, Loaded, Outcome, Refused
+from ....core.outcome import Crashed, Decoded, Encoded, Loaded, Outcome, Refused
 from ....judge.compare import Divergence
 from ....judge.predicates import NONE, Context, Predicate
 from ...transformers_js.recognisers.replay import document_ids, model_of, replaying, with_model, yes
@@ -102,6 +102,80 @@ def decode_shadowed_byte_piece_refused(ctx: Context, div: Divergence) -> frozens
         return NONE
     return yes(any(_token_bytes(other) == _token_bytes(token)
                    for other in ctx.doc.vocab if other != token))
+
+
+_OUT_OF_VOCABULARY: Final = re.compile(r"^Token `(.*)` out of vocabulary(?: at line \d+ "
+                                       r"column \d+)?$", re.S)
+
+
+def merge_out_of_vocabulary_loaded(ctx: Context, div: Divergence) -> frozenset[int]:
+    """Upstream refuses a BPE file whose merges name a token the vocabulary lacks ("Token
+    `X` out of vocabulary"); kitoken ranks its merges from the vocabulary and loads it.
+    Checked: kitoken loaded, and X is a side or the join of a merge the file lists and no
+    vocabulary entry."""
+    obs = div.observation
+    if (obs.operation != "load" or not isinstance(obs.subject, Loaded)
+            or not isinstance(obs.upstream, Refused)):
+        return NONE
+    named = _OUT_OF_VOCABULARY.match(obs.upstream.message)
+    model = model_of(ctx.doc.raw)
+    vocab = model.get("vocab")
+    if named is None or model.get("type") != "BPE" or not isinstance(vocab, dict) or \
+            named.group(1) in vocab:
+        return NONE
+    return yes(any(named.group(1) in (sides[0], sides[1], sides[0] + sides[1])
+                   for m in model.get("merges") or () if (sides := _merge_sides(m))))
+
+
+_BYTE_LEVEL_POST: Final = ("unsupported configuration: ByteLevel post-processor without "
+                           "ByteLevel pre-tokenizer")
+
+
+def byte_level_post_processor_refused(ctx: Context, div: Divergence) -> frozenset[int]:
+    """kitoken refuses a ByteLevel post-processor without a ByteLevel pre-tokenizer
+    ("unsupported configuration: ..."); upstream loads it. Checked: the post-processor is
+    ByteLevel (or a Sequence holding one) and no pre-tokenizer step is."""
+    obs = div.observation
+    if (obs.operation != "load" or not isinstance(obs.subject, Refused)
+            or not isinstance(obs.upstream, Loaded) or obs.subject.message != _BYTE_LEVEL_POST):
+        return NONE
+    return yes("ByteLevel" in _types(ctx.doc.raw.get("post_processor"), "processors")
+               and "ByteLevel" not in _types(ctx.doc.raw.get("pre_tokenizer"), "pretokenizers"))
+
+
+_NOT_A_CHAR_BOUNDARY: Final = re.compile(
+    r"panicked at [^:]+:\d+:\d+: (?:end |start )?byte index \d+ is not a char boundary; "
+    r"it is inside '(.)' \(bytes \d+\.\.\d+ of string\)", re.S)
+
+
+def _split_strings(step: Any) -> list[str]:
+    """The String patterns of the Split steps of a pre-tokenizer (Sequences opened)."""
+    if not isinstance(step, dict):
+        return []
+    inner = step.get("pretokenizers")
+    if step.get("type") == "Sequence" and isinstance(inner, list):
+        return [p for s in inner for p in _split_strings(s)]
+    pattern = step.get("pattern")
+    if step.get("type") == "Split" and isinstance(pattern, dict) and isinstance(
+            pattern.get("String"), str):
+        return [pattern["String"]]
+    return []
+
+
+def one_char_split_panics(ctx: Context, div: Divergence) -> frozenset[int]:
+    """kitoken turns a Split whose String pattern is one character into a character
+    pattern that steps one byte past a match: on a character of several bytes its encode
+    panics ("byte index 1 is not a char boundary; it is inside 'д'"), which ends the
+    process. Checked: the subject died with that panic, upstream encoded, and the character
+    named is the whole String pattern of a Split step and longer than one byte in UTF-8."""
+    obs = div.observation
+    if (obs.operation != "encode" or not isinstance(obs.subject, Crashed)
+            or obs.subject.kind != "died" or not isinstance(obs.upstream, Encoded)):
+        return NONE
+    named = _NOT_A_CHAR_BOUNDARY.search(obs.subject.message)
+    if named is None or len(named.group(1).encode("utf-8")) < 2:
+        return NONE
+    return yes(named.group(1) in _split_strings(ctx.doc.raw.get("pre_tokenizer")))
 
 
 # -- the readings ----------------------------------------------------------------------
@@ -486,5 +560,8 @@ RECOGNISERS: dict[str, Predicate] = {function.__name__: replaying(function) for 
     normalizer_variant_refused,
     decode_unknown_id_refused,
     decode_shadowed_byte_piece_refused,
+    merge_out_of_vocabulary_loaded,
+    byte_level_post_processor_refused,
+    one_char_split_panics,
     *READINGS.recognisers().values(),
 )}
