@@ -274,6 +274,28 @@ def merges_from_vocabulary(document: dict[str, Any]) -> dict[str, Any] | None:
     return with_model(document, merges=merges) if extra else None
 
 
+def special_entries_out_of_model(document: dict[str, Any]) -> dict[str, Any] | None:
+    """kitoken takes the special added tokens (``special`` true, its kind Control) out of
+    the model's vocabulary: the model never gives them (a word ``▁`` whose ``▁</w>`` is a
+    special added token has no token in kitoken, and no unk: nothing). Upstream with those
+    entries out of the vocabulary (and the merges naming them); the unk token stays
+    (``unk_from_added_tokens`` reads it)."""
+    model = model_of(document)
+    vocab = model.get("vocab")
+    if model.get("type") != "BPE" or not isinstance(vocab, dict):
+        return None
+    special = {e.get("content") for e in document.get("added_tokens") or ()
+               if isinstance(e, dict) and e.get("special") is True} - {model.get("unk_token")}
+    gone = special & vocab.keys()
+    if not gone:
+        return None
+    merges = [m for m in model.get("merges") or ()
+              if (sides := _merge_sides(m)) is None
+              or not {sides[0], sides[1], sides[0] + sides[1]} & gone]
+    return with_model(document, vocab={t: i for t, i in vocab.items() if t not in gone},
+                      merges=merges)
+
+
 def unk_from_added_tokens(document: dict[str, Any]) -> dict[str, Any] | None:
     """kitoken takes the unk token from the added tokens; upstream looks it up in the
     model's vocabulary, and refuses the encode that needs it when it is not there: the
@@ -298,6 +320,30 @@ def dropout_off(document: dict[str, Any]) -> dict[str, Any] | None:
     """kitoken does not read ``dropout``: upstream with none (1.0 drops every merge)."""
     dropout = model_of(document).get("dropout")
     return with_model(document, dropout=None) if dropout not in (None, 0, 0.0) else None
+
+
+def _metaspace_runs_split(step: Any) -> Any:
+    if isinstance(step, dict) and step.get("type") == "Sequence" and isinstance(
+            step.get("pretokenizers"), list):
+        return {**step, "pretokenizers": [_metaspace_runs_split(s)
+                                          for s in step["pretokenizers"]]}
+    if isinstance(step, dict) and step.get("type") == "Metaspace" and step.get("split") is True \
+            and isinstance(step.get("replacement"), str) and len(step["replacement"]) == 1:
+        return {"type": "Sequence", "pretokenizers": [
+            {**step, "split": False},
+            {"type": "Split", "pattern": {"Regex": re.escape(step["replacement"]) + "+"},
+             "behavior": "MergedWithNext", "invert": False}]}
+    return step
+
+
+def metaspace_split_at_runs(document: dict[str, Any]) -> dict[str, Any] | None:
+    """kitoken converts Metaspace's ``split`` into a split at each run of the replacement
+    (``▁+``) merged with the next piece: a run of spaces before a word is one piece with
+    it (``▁▁▁日``), where upstream splits before every ``▁`` (``▁``, ``▁``, ``▁日``).
+    Upstream with the Metaspace unsplit, followed by that split."""
+    pre = document.get("pre_tokenizer")
+    changed = _metaspace_runs_split(pre)
+    return {**document, "pre_tokenizer": changed} if changed != pre else None
 
 
 def _metaspace_first(step: Any) -> bool:
@@ -530,6 +576,7 @@ def _decoder_byte_fallback(document: dict[str, Any], obs: Observation) -> bool:
 
 
 READINGS: Final = Readings({
+    "special_entries_out_of_model": Reading(special_entries_out_of_model, ENCODE),
     "no_template": Reading(_unchanged, ENCODE, request=_without_template,
                            when=_asks_template),
     "lowercase_byte_pieces": Reading(byte_pieces_uppercased, ENCODE | DECODE),
@@ -543,6 +590,7 @@ READINGS: Final = Readings({
     "rstrip_not_read": Reading(flag_off("rstrip"), ENCODE),
     "ignore_merges_not_read": Reading(ignore_merges_off, ENCODE),
     "dropout_not_read": Reading(dropout_off, ENCODE),
+    "metaspace_split_at_runs": Reading(metaspace_split_at_runs, ENCODE),
     "metaspace_first_on_whole_text": Reading(metaspace_first_on_text, ENCODE,
                                              request=_prefixed, when=_text_not_spaced),
     "unk_fused_across_words": Reading(_fuses_unk, ENCODE, answer=unk_runs_collapsed),
