@@ -296,6 +296,18 @@ def special_entries_out_of_model(document: dict[str, Any]) -> dict[str, Any] | N
                       merges=merges)
 
 
+def last_added_entry_wins(document: dict[str, Any]) -> dict[str, Any] | None:
+    """kitoken keys its added tokens by content: of two entries of one content the last
+    one's flags stand (a special <unk> listed again with ``special`` false is not skipped
+    by a decode skipping the specials). Upstream with the earlier entries of each content
+    left out."""
+    added = document.get("added_tokens") or []
+    last = {e.get("content"): n for n, e in enumerate(added) if isinstance(e, dict)}
+    kept = [e for n, e in enumerate(added)
+            if not isinstance(e, dict) or last[e.get("content")] == n]
+    return {**document, "added_tokens": kept} if len(kept) != len(added) else None
+
+
 def unk_from_added_tokens(document: dict[str, Any]) -> dict[str, Any] | None:
     """kitoken takes the unk token from the added tokens; upstream looks it up in the
     model's vocabulary, and refuses the encode that needs it when it is not there: the
@@ -594,6 +606,7 @@ READINGS: Final = Readings({
     "metaspace_first_on_whole_text": Reading(metaspace_first_on_text, ENCODE,
                                              request=_prefixed, when=_text_not_spaced),
     "unk_fused_across_words": Reading(_fuses_unk, ENCODE, answer=unk_runs_collapsed),
+    "last_added_entry_wins": Reading(last_added_entry_wins, DECODE),
     "no_decoder_concatenates": Reading(no_decoder_fused, DECODE),
     "byte_fallback_model_decodes_bytes": Reading(byte_pieces_kept, DECODE,
                                                  answer=byte_runs_as_utf8,
