@@ -16,8 +16,9 @@ way 0.10.1 reads a document differently:
   upstream's added vocabulary takes the model's id for a content the model has. 0.11
   ("Remove priority specials from vocab") gives the vocabulary's id.
 
-and one refusal, ``decode_shadowed_entry_refused``: the id of such a vocabulary entry is
-unknown to 0.10.1's decode ("invalid token N").
+and two refusals: ``decode_shadowed_entry_refused`` (the id of such a vocabulary entry is
+unknown to 0.10.1's decode, "invalid token N") and ``regex_escape_refused`` (0.10.1's
+regex engine refuses an escape upstream's Oniguruma knows, ``\\Z``).
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ import re
 from typing import Any, Final
 
 from ....core.observation import Observation
-from ....core.outcome import Decoded, Refused
+from ....core.outcome import Decoded, Loaded, Refused
 from ....judge.compare import Divergence
 from ....judge.predicates import NONE, Context, Predicate
 from ...kitoken.recognisers import READINGS
@@ -99,6 +100,41 @@ def _skipping_specials(document: dict[str, Any], obs: Observation) -> bool:
     return obs.option("skip_special_tokens") is True
 
 
+_INVALID_ESCAPE: Final = re.compile(r"^invalid regex: Parsing error at position (\d+): "
+                                    r"Invalid escape: (\\\S)$")
+
+
+def _split_regexes(step: Any) -> list[str]:
+    """The Regex patterns of the Split steps of a pre-tokenizer (Sequences opened)."""
+    if not isinstance(step, dict):
+        return []
+    inner = step.get("pretokenizers")
+    if step.get("type") == "Sequence" and isinstance(inner, list):
+        return [p for s in inner for p in _split_regexes(s)]
+    pattern = step.get("pattern")
+    if step.get("type") == "Split" and isinstance(pattern, dict) and isinstance(
+            pattern.get("Regex"), str):
+        return [pattern["Regex"]]
+    return []
+
+
+def regex_escape_refused(ctx: Context, div: Divergence) -> frozenset[int]:
+    """kitoken 0.10.1 refuses a Split regex holding an escape its engine does not know
+    ("invalid regex: Parsing error at position 60: Invalid escape: \\Z"); upstream
+    loads it. Checked: upstream loaded, and a Split regex of the document holds the named
+    escape at the named position."""
+    obs = div.observation
+    if (obs.operation != "load" or not isinstance(obs.subject, Refused)
+            or not isinstance(obs.upstream, Loaded)):
+        return NONE
+    named = _INVALID_ESCAPE.match(obs.subject.message)
+    if named is None:
+        return NONE
+    at, escape = int(named.group(1)), named.group(2)
+    return yes(any(pattern[at:at + len(escape)] == escape
+                   for pattern in _split_regexes(ctx.doc.raw.get("pre_tokenizer"))))
+
+
 #: kitoken's readings, then 0.10.1's own.
 NPM_READINGS: Final = Readings({
     **READINGS.readings,
@@ -110,5 +146,6 @@ NPM_READINGS: Final = Readings({
 RECOGNISERS: dict[str, Predicate] = {
     **KITOKEN,
     "decode_shadowed_entry_refused": replaying(decode_shadowed_entry_refused),
+    "regex_escape_refused": replaying(regex_escape_refused),
     **{name: replaying(function) for name, function in NPM_READINGS.recognisers().items()},
 }
