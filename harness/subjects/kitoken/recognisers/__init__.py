@@ -578,6 +578,66 @@ def byte_runs_as_utf8(document: dict[str, Any], obs: Observation, outcome: Outco
     ).decode("utf-8", errors="replace"), outcome.text))
 
 
+def _text_steps(decoder: Any) -> list[dict[str, Any]] | None:
+    """The Replace (String pattern) and Strip steps of a decoder, in order; None where a
+    Replace has a Regex pattern (not modelled) or there are none."""
+    steps = decoder.get("decoders") if isinstance(decoder, dict) and decoder.get(
+        "type") == "Sequence" else [decoder]
+    if not isinstance(steps, list):
+        return None
+    found = [s for s in steps if isinstance(s, dict) and s.get("type") in ("Replace", "Strip")]
+    if any(s.get("type") == "Replace" and not (
+            isinstance(s.get("pattern"), dict) and isinstance(s["pattern"].get("String"), str)
+            and isinstance(s.get("content"), str)) for s in found):
+        return None
+    if any(s.get("type") == "Strip" and not (
+            isinstance(s.get("content"), str) and len(s["content"]) == 1
+            and isinstance(s.get("start"), int) and isinstance(s.get("stop"), int))
+            for s in found):
+        return None
+    return found or None
+
+
+def decoder_without_text_steps(document: dict[str, Any]) -> dict[str, Any] | None:
+    """kitoken applies a decoder's Replace and Strip steps to the whole decoded text, after
+    its byte pieces are bytes (``config.decoding``); upstream applies them to each token in
+    its place in the Sequence (a ▁ spelt by byte pieces is never replaced). The decoder
+    without them; ``text_steps_applied`` applies them to the replayed text."""
+    decoder = document.get("decoder")
+    if not isinstance(decoder, dict) or _text_steps(decoder) is None:
+        return None
+    if decoder.get("type") != "Sequence":
+        return {**document, "decoder": {"type": "Fuse"}}
+    kept = [s for s in decoder["decoders"]
+            if not (isinstance(s, dict) and s.get("type") in ("Replace", "Strip"))]
+    return {**document, "decoder": {**decoder, "decoders": kept} if kept else {"type": "Fuse"}}
+
+
+def _strip(text: str, char: str, start: int, stop: int) -> str:
+    head = 0
+    while head < min(start, len(text)) and text[head] == char:
+        head += 1
+    tail = len(text)
+    while len(text) - tail < stop and tail > head and text[tail - 1] == char:
+        tail -= 1
+    return text[head:tail]
+
+
+def text_steps_applied(document: dict[str, Any], obs: Observation, outcome: Outcome | None
+                       ) -> Outcome | None:
+    """The decoder's Replace and Strip steps applied to the whole text, in order."""
+    steps = _text_steps(document.get("decoder"))
+    if not isinstance(outcome, Decoded) or steps is None:
+        return outcome
+    text = outcome.text
+    for step in steps:
+        if step["type"] == "Replace":
+            text = text.replace(step["pattern"]["String"], step["content"])
+        else:
+            text = _strip(text, step["content"], step["start"], step["stop"])
+    return Decoded(text)
+
+
 def _model_byte_fallback_only(document: dict[str, Any], obs: Observation) -> bool:
     return model_of(document).get("byte_fallback") is True and \
         "ByteFallback" not in _types(document.get("decoder"))
@@ -613,6 +673,8 @@ READINGS: Final = Readings({
                                                  when=_model_byte_fallback_only),
     "byte_runs_read_as_utf8": Reading(byte_pieces_kept, DECODE, answer=byte_runs_as_utf8,
                                       when=_decoder_byte_fallback),
+    "decoder_steps_on_text": Reading(decoder_without_text_steps, DECODE,
+                                     answer=text_steps_applied),
 }, tiers=("ids",))
 
 
