@@ -308,6 +308,29 @@ def last_added_entry_wins(document: dict[str, Any]) -> dict[str, Any] | None:
     return {**document, "added_tokens": kept} if len(kept) != len(added) else None
 
 
+def unknown_characters_split_words(document: dict[str, Any]) -> dict[str, Any] | None:
+    """Without an unk token or byte fallback, a character no token covers is dropped by
+    both; upstream drops it from the word before merging (its neighbours become adjacent
+    and may merge), kitoken's BPE keeps it between them as a barrier. Upstream with a
+    last pre-tokenizer step isolating every character that is no one-character token.
+    Not modelled with an end-of-word suffix or a continuing-subword prefix (the word's
+    ends would move)."""
+    model = model_of(document)
+    vocab = model.get("vocab")
+    if (model.get("type") != "BPE" or not isinstance(vocab, dict) or model.get("unk_token")
+            or model.get("byte_fallback") or model.get("end_of_word_suffix")
+            or model.get("continuing_subword_prefix")):
+        return None
+    known = sorted({t for t in vocab if isinstance(t, str) and len(t) == 1})
+    barrier = {"type": "Split", "pattern": {"Regex": "[^" + "".join(
+        f"\\x{{{ord(c):X}}}" for c in known) + "]" if known else "."},
+        "behavior": "Isolated", "invert": False}
+    pre = document.get("pre_tokenizer")
+    steps = [pre] if isinstance(pre, dict) else []
+    return {**document, "pre_tokenizer": {"type": "Sequence",
+                                          "pretokenizers": [*steps, barrier]}}
+
+
 def unk_from_added_tokens(document: dict[str, Any]) -> dict[str, Any] | None:
     """kitoken takes the unk token from the added tokens; upstream looks it up in the
     model's vocabulary, and refuses the encode that needs it when it is not there: the
@@ -655,6 +678,7 @@ READINGS: Final = Readings({
     "byte_pieces_as_tokens": Reading(byte_pieces_as_tokens, ENCODE),
     "unk_from_added_tokens": Reading(unk_from_added_tokens, ENCODE),
     "merges_from_vocabulary": Reading(merges_from_vocabulary, ENCODE),
+    "unknown_characters_split_words": Reading(unknown_characters_split_words, ENCODE),
     "whitespace_split_as_one_space": Reading(whitespace_split_as_one_space, ENCODE,
                                              request=_words_joined, when=_one_text),
     "single_word_not_read": Reading(flag_off("single_word"), ENCODE),
