@@ -274,26 +274,38 @@ def merges_from_vocabulary(document: dict[str, Any]) -> dict[str, Any] | None:
     return with_model(document, merges=merges) if extra else None
 
 
+def _specials_in_vocabulary(document: dict[str, Any]) -> set[str]:
+    model = model_of(document)
+    vocab = model.get("vocab")
+    if model.get("type") != "BPE" or not isinstance(vocab, dict):
+        return set()
+    special = {e.get("content") for e in document.get("added_tokens") or ()
+               if isinstance(e, dict) and e.get("special") is True} - {model.get("unk_token")}
+    return {t for t in special if isinstance(t, str)} & vocab.keys()
+
+
 def special_entries_out_of_model(document: dict[str, Any]) -> dict[str, Any] | None:
     """kitoken takes the special added tokens (``special`` true, its kind Control) out of
     the model's vocabulary: the model never gives them (a word ``▁`` whose ``▁</w>`` is a
     special added token has no token in kitoken, and no unk: nothing). Upstream with those
     entries out of the vocabulary (and the merges naming them); the unk token stays
-    (``unk_from_added_tokens`` reads it)."""
-    model = model_of(document)
-    vocab = model.get("vocab")
-    if model.get("type") != "BPE" or not isinstance(vocab, dict):
-        return None
-    special = {e.get("content") for e in document.get("added_tokens") or ()
-               if isinstance(e, dict) and e.get("special") is True} - {model.get("unk_token")}
-    gone = special & vocab.keys()
+    (``unk_from_added_tokens`` reads it). Applied to texts that do not hold such a token
+    (``_holds_no_special_of_vocabulary``): upstream numbers an added token anew when its
+    content is not in the vocabulary."""
+    gone = _specials_in_vocabulary(document)
     if not gone:
         return None
+    model = model_of(document)
     merges = [m for m in model.get("merges") or ()
               if (sides := _merge_sides(m)) is None
               or not {sides[0], sides[1], sides[0] + sides[1]} & gone]
-    return with_model(document, vocab={t: i for t, i in vocab.items() if t not in gone},
-                      merges=merges)
+    return with_model(document, vocab={t: i for t, i in model["vocab"].items()
+                                       if t not in gone}, merges=merges)
+
+
+def _holds_no_special_of_vocabulary(document: dict[str, Any], obs: Observation) -> bool:
+    return isinstance(obs.input, str) and not any(
+        content in obs.input for content in _specials_in_vocabulary(document))
 
 
 def last_added_entry_wins(document: dict[str, Any]) -> dict[str, Any] | None:
@@ -671,7 +683,8 @@ def _decoder_byte_fallback(document: dict[str, Any], obs: Observation) -> bool:
 
 
 READINGS: Final = Readings({
-    "special_entries_out_of_model": Reading(special_entries_out_of_model, ENCODE),
+    "special_entries_out_of_model": Reading(special_entries_out_of_model, ENCODE,
+                                            when=_holds_no_special_of_vocabulary),
     "no_template": Reading(_unchanged, ENCODE, request=_without_template,
                            when=_asks_template),
     "lowercase_byte_pieces": Reading(byte_pieces_uppercased, ENCODE | DECODE),
