@@ -290,8 +290,9 @@ def special_entries_out_of_model(document: dict[str, Any]) -> dict[str, Any] | N
     special added token has no token in kitoken, and no unk: nothing). Upstream with those
     entries out of the vocabulary (and the merges naming them); the unk token stays
     (``unk_from_added_tokens`` reads it). Applied to texts that do not hold such a token
-    (``_holds_no_special_of_vocabulary``): upstream numbers an added token anew when its
-    content is not in the vocabulary."""
+    (``_holds_no_special_of_vocabulary``), whose added-token entries are left out too:
+    upstream numbers an added token anew when its content is not in the vocabulary, and
+    the new number may be another token's."""
     gone = _specials_in_vocabulary(document)
     if not gone:
         return None
@@ -299,8 +300,11 @@ def special_entries_out_of_model(document: dict[str, Any]) -> dict[str, Any] | N
     merges = [m for m in model.get("merges") or ()
               if (sides := _merge_sides(m)) is None
               or not {sides[0], sides[1], sides[0] + sides[1]} & gone]
-    return with_model(document, vocab={t: i for t, i in model["vocab"].items()
-                                       if t not in gone}, merges=merges)
+    changed = with_model(document, vocab={t: i for t, i in model["vocab"].items()
+                                          if t not in gone}, merges=merges)
+    return {**changed, "added_tokens": [e for e in document.get("added_tokens") or ()
+                                        if not (isinstance(e, dict)
+                                                and e.get("content") in gone)]}
 
 
 def _holds_no_special_of_vocabulary(document: dict[str, Any], obs: Observation) -> bool:
@@ -361,6 +365,15 @@ def ignore_merges_off(document: dict[str, Any]) -> dict[str, Any] | None:
     upstream takes a word found in the vocabulary whole, its end-of-word suffix unjoined)."""
     return with_model(document, ignore_merges=False) \
         if model_of(document).get("ignore_merges") is True else None
+
+
+def subword_prefix_off(document: dict[str, Any]) -> dict[str, Any] | None:
+    """kitoken's conversion reads no ``continuing_subword_prefix`` of a BPE model (only
+    WordPiece's): upstream with none (with one, upstream gives a word's later pieces
+    their prefixed tokens, ``##▁``)."""
+    model = model_of(document)
+    return with_model(document, continuing_subword_prefix=None) \
+        if model.get("type") == "BPE" and model.get("continuing_subword_prefix") else None
 
 
 def dropout_off(document: dict[str, Any]) -> dict[str, Any] | None:
@@ -698,6 +711,7 @@ READINGS: Final = Readings({
     "lstrip_not_read": Reading(flag_off("lstrip"), ENCODE),
     "rstrip_not_read": Reading(flag_off("rstrip"), ENCODE),
     "ignore_merges_not_read": Reading(ignore_merges_off, ENCODE),
+    "subword_prefix_not_read": Reading(subword_prefix_off, ENCODE),
     "dropout_not_read": Reading(dropout_off, ENCODE),
     "metaspace_split_at_runs": Reading(metaspace_split_at_runs, ENCODE),
     "metaspace_first_on_whole_text": Reading(metaspace_first_on_text, ENCODE,
