@@ -127,20 +127,32 @@ def merge_out_of_vocabulary_loaded(ctx: Context, div: Divergence) -> frozenset[i
                    for m in model.get("merges") or () if (sides := _merge_sides(m))))
 
 
-_BYTE_LEVEL_POST: Final = ("unsupported configuration: ByteLevel post-processor without "
-                           "ByteLevel pre-tokenizer")
+def _byte_level_without_pre_tokenizer(component: str, steps: str) -> Predicate:
+    """kitoken refuses a ByteLevel ``component`` (post-processor, decoder) unless a
+    ByteLevel pre-tokenizer came before it ("unsupported configuration: ByteLevel
+    post-processor without ByteLevel pre-tokenizer"); upstream loads the file. Checked:
+    upstream loaded, kitoken names that component, the document's component is ByteLevel
+    (or a Sequence holding one) and no pre-tokenizer step is."""
+    message = (f"unsupported configuration: ByteLevel {component.replace('_', '-')} "
+               "without ByteLevel pre-tokenizer")
+
+    def recognise(ctx: Context, div: Divergence) -> frozenset[int]:
+        obs = div.observation
+        if (obs.operation != "load" or not isinstance(obs.subject, Refused)
+                or not isinstance(obs.upstream, Loaded) or obs.subject.message != message):
+            return NONE
+        return yes("ByteLevel" in _types(ctx.doc.raw.get(component), steps)
+                   and "ByteLevel" not in _types(ctx.doc.raw.get("pre_tokenizer"),
+                                                 "pretokenizers"))
+
+    return recognise
 
 
-def byte_level_post_processor_refused(ctx: Context, div: Divergence) -> frozenset[int]:
-    """kitoken refuses a ByteLevel post-processor without a ByteLevel pre-tokenizer
-    ("unsupported configuration: ..."); upstream loads it. Checked: the post-processor is
-    ByteLevel (or a Sequence holding one) and no pre-tokenizer step is."""
-    obs = div.observation
-    if (obs.operation != "load" or not isinstance(obs.subject, Refused)
-            or not isinstance(obs.upstream, Loaded) or obs.subject.message != _BYTE_LEVEL_POST):
-        return NONE
-    return yes("ByteLevel" in _types(ctx.doc.raw.get("post_processor"), "processors")
-               and "ByteLevel" not in _types(ctx.doc.raw.get("pre_tokenizer"), "pretokenizers"))
+byte_level_post_processor_refused = _byte_level_without_pre_tokenizer("post_processor",
+                                                                      "processors")
+byte_level_post_processor_refused.__name__ = "byte_level_post_processor_refused"
+byte_level_decoder_refused = _byte_level_without_pre_tokenizer("decoder", "decoders")
+byte_level_decoder_refused.__name__ = "byte_level_decoder_refused"
 
 
 _NOT_A_CHAR_BOUNDARY: Final = re.compile(
@@ -736,6 +748,7 @@ RECOGNISERS: dict[str, Predicate] = {function.__name__: replaying(function) for 
     decode_shadowed_byte_piece_refused,
     merge_out_of_vocabulary_loaded,
     byte_level_post_processor_refused,
+    byte_level_decoder_refused,
     one_char_split_panics,
     *READINGS.recognisers().values(),
 )}
