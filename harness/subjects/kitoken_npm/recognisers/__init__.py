@@ -18,7 +18,9 @@ way 0.10.1 reads a document differently:
 
 and two refusals: ``decode_shadowed_entry_refused`` (the id of such a vocabulary entry is
 unknown to 0.10.1's decode, "invalid token N") and ``regex_escape_refused`` (0.10.1's
-regex engine refuses an escape upstream's Oniguruma knows, ``\\Z``).
+regex engine refuses an escape upstream's Oniguruma knows, ``\\Z``), and one crash,
+``one_char_split_traps`` (a one-character Split pattern of several bytes traps the
+WebAssembly instance, where 0.11.1 panics with a message).
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ import re
 from typing import Any, Final
 
 from ....core.observation import Observation
-from ....core.outcome import Decoded, Loaded, Refused
+from ....core.outcome import Crashed, Decoded, Encoded, Loaded, Refused
 from ....judge.compare import Divergence
 from ....judge.predicates import NONE, Context, Predicate
 from ...kitoken.recognisers import READINGS
@@ -135,6 +137,41 @@ def regex_escape_refused(ctx: Context, div: Divergence) -> frozenset[int]:
                    for pattern in _split_regexes(ctx.doc.raw.get("pre_tokenizer"))))
 
 
+def _split_strings(step: Any) -> list[str]:
+    """The String patterns of the Split steps of a pre-tokenizer (Sequences opened)."""
+    if not isinstance(step, dict):
+        return []
+    inner = step.get("pretokenizers")
+    if step.get("type") == "Sequence" and isinstance(inner, list):
+        return [p for s in inner for p in _split_strings(s)]
+    pattern = step.get("pattern")
+    if step.get("type") == "Split" and isinstance(pattern, dict) and isinstance(
+            pattern.get("String"), str):
+        return [pattern["String"]]
+    return []
+
+
+#: What subject.mjs writes for a trap of the WebAssembly instance (a Rust panic).
+_TRAP: Final = "(stderr: panic: unreachable)"
+
+
+def one_char_split_traps(ctx: Context, div: Divergence) -> frozenset[int]:
+    """kitoken's one-character Split pattern steps one byte past a match of a character
+    of several bytes (kitoken 0.11.1 panics there naming it: "byte index 1 is not a char
+    boundary; it is inside 'д'", entry one-char-split-pattern-panics of kitoken); the
+    WebAssembly build of 0.10.1 traps with no message. Checked: the subject's process
+    ended on the trap (``RuntimeError: unreachable``, nothing else on its stderr),
+    upstream encoded, and a Split step's String pattern is one character of several bytes
+    that the text holds."""
+    obs = div.observation
+    if (obs.operation != "encode" or not isinstance(obs.subject, Crashed)
+            or obs.subject.kind != "died" or not obs.subject.message.endswith(_TRAP)
+            or not isinstance(obs.upstream, Encoded) or not isinstance(obs.input, str)):
+        return NONE
+    return yes(any(len(p) == 1 and len(p.encode("utf-8")) > 1 and p in obs.input
+                   for p in _split_strings(ctx.doc.raw.get("pre_tokenizer"))))
+
+
 #: kitoken's readings, then 0.10.1's own.
 NPM_READINGS: Final = Readings({
     **READINGS.readings,
@@ -147,5 +184,6 @@ RECOGNISERS: dict[str, Predicate] = {
     **KITOKEN,
     "decode_shadowed_entry_refused": replaying(decode_shadowed_entry_refused),
     "regex_escape_refused": replaying(regex_escape_refused),
+    "one_char_split_traps": replaying(one_char_split_traps),
     **{name: replaying(function) for name, function in NPM_READINGS.recognisers().items()},
 }
