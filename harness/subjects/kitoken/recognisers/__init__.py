@@ -223,8 +223,16 @@ def subword_prefix_off(document: dict[str, Any]) -> dict[str, Any] | None:
     WordPiece's): upstream with none (with one, upstream gives a word's later pieces
     their prefixed tokens, ``##▁``)."""
     model = model_of(document)
-    return with_model(document, continuing_subword_prefix=None) \
-        if model.get("type") == "BPE" and model.get("continuing_subword_prefix") else None
+    vocab = model.get("vocab")
+    if model.get("type") != "BPE" or not model.get("continuing_subword_prefix") or \
+            not isinstance(vocab, dict):
+        return None
+    # a merge's join spelt with the prefix (upstream drops it from the right side) is no
+    # entry without it: such merges are left out (upstream would refuse them)
+    merges = [m for m in model.get("merges") or ()
+              if (sides := _merge_sides(m)) is not None
+              and {sides[0], sides[1], sides[0] + sides[1]} <= vocab.keys()]
+    return with_model(document, continuing_subword_prefix=None, merges=merges)
 
 
 def dropout_off(document: dict[str, Any]) -> dict[str, Any] | None:
