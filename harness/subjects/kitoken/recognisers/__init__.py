@@ -218,6 +218,18 @@ def ignore_merges_off(document: dict[str, Any]) -> dict[str, Any] | None:
         if model_of(document).get("ignore_merges") is True else None
 
 
+def whole_piece_first(document: dict[str, Any]) -> dict[str, Any] | None:
+    """kitoken's BPE looks a piece up whole before merging (tiktoken's way): a piece that
+    is a vocabulary token is that token, however its merges would go. Upstream with
+    ``ignore_merges`` on, where no end-of-word suffix or subword prefix changes what is
+    looked up (``ignore_merges_not_read`` reads the suffix case)."""
+    model = model_of(document)
+    if (model.get("type") != "BPE" or model.get("ignore_merges") is True
+            or model.get("end_of_word_suffix") or model.get("continuing_subword_prefix")):
+        return None
+    return with_model(document, ignore_merges=True)
+
+
 def subword_prefix_off(document: dict[str, Any]) -> dict[str, Any] | None:
     """kitoken's conversion reads no ``continuing_subword_prefix`` of a BPE model (only
     WordPiece's): upstream with none (with one, upstream gives a word's later pieces
@@ -560,6 +572,7 @@ READINGS: Final = Readings({
     "lstrip_not_read": Reading(flag_off("lstrip"), ENCODE),
     "rstrip_not_read": Reading(flag_off("rstrip"), ENCODE),
     "ignore_merges_not_read": Reading(ignore_merges_off, ENCODE),
+    "whole_piece_first": Reading(whole_piece_first, ENCODE),
     "subword_prefix_not_read": Reading(subword_prefix_off, ENCODE),
     "dropout_not_read": Reading(dropout_off, ENCODE),
     "metaspace_split_at_runs": Reading(metaspace_split_at_runs, ENCODE),
