@@ -20,9 +20,16 @@ from ....core.observation import Observation
 from ....core.outcome import Decoded, Encoded, Outcome
 from ....judge.predicates import Predicate
 from ...transformers_js.recognisers.replay import model_of, replaying, with_model
+from .bytes import (
+    byte_pieces_as_tokens,
+    byte_pieces_kept,
+    byte_pieces_uppercased,
+    byte_runs_as_utf8,
+    every_byte_piece,
+    new_pieces_dropped,
+)
 from .readings import DECODE, ENCODE, Change, Reading, Readings, with_option
 from .refusals import (
-    _BYTE_PIECE,
     _merge_sides,
     _types,
     byte_level_decoder_refused,
@@ -35,55 +42,7 @@ from .refusals import (
     unk_not_an_added_token_refused,
 )
 
-_BYTE_RUN: Final = re.compile(r"(?:<0x[0-9A-Fa-f]{2}>)+")
-
-
 # -- the readings ----------------------------------------------------------------------
-
-
-def _upper_piece(token: str) -> str:
-    piece = _BYTE_PIECE.match(token)
-    return f"<0x{piece.group(1).upper()}>" if piece else token
-
-
-def byte_pieces_uppercased(document: dict[str, Any]) -> dict[str, Any] | None:
-    """kitoken reads ``<0xf8>`` as the byte 0xF8, like ``<0xF8>``; upstream's byte
-    fallback looks up only the uppercase spelling: the vocabulary with its lowercase
-    byte pieces spelt in uppercase (merges alike)."""
-    model = model_of(document)
-    vocab = model.get("vocab")
-    if model.get("type") != "BPE" or not isinstance(vocab, dict):
-        return None
-    renamed = {_upper_piece(token): i for token, i in vocab.items()}
-    if renamed.keys() == vocab.keys() or len(renamed) != len(vocab):
-        return None  # no lowercase piece, or its uppercase spelling exists too
-    merges = [[_upper_piece(s) for s in sides] if (sides := _merge_sides(m)) else m
-              for m in model.get("merges") or ()]
-    return with_model(document, vocab=renamed, merges=merges)
-
-
-def _decodes_byte_runes(document: dict[str, Any]) -> bool:
-    return model_of(document).get("byte_fallback") is True or \
-        "ByteFallback" in _types(document.get("decoder"))
-
-
-def byte_pieces_as_tokens(document: dict[str, Any]) -> dict[str, Any] | None:
-    """With byte decoding on (the model's byte_fallback or a ByteFallback decoder)
-    kitoken reads each byte piece as the bytes it stands for, an ordinary token of its
-    vocabulary: ``<0x34>`` is the token "4". The vocabulary with each ASCII byte piece
-    spelt as its character (where that character is no token of its own)."""
-    model = model_of(document)
-    vocab = model.get("vocab")
-    if model.get("type") != "BPE" or not isinstance(vocab, dict) or \
-            not _decodes_byte_runes(document):
-        return None
-    renamed: dict[str, Any] = {}
-    for token, i in vocab.items():
-        piece = _BYTE_PIECE.match(token)
-        char = chr(int(piece.group(1), 16)) if piece else None
-        renamed[char if char is not None and ord(char) < 0x80 and char not in vocab
-                else token] = i
-    return with_model(document, vocab=renamed) if renamed.keys() != vocab.keys() else None
 
 
 def _ranked_vocabulary(model: dict[str, Any]) -> list[str]:
@@ -458,35 +417,6 @@ def no_decoder_fused(document: dict[str, Any]) -> dict[str, Any] | None:
         else None
 
 
-def _without_byte_fallback(step: Any) -> Any:
-    if isinstance(step, dict) and step.get("type") == "Sequence" and isinstance(
-            step.get("decoders"), list):
-        kept = [_without_byte_fallback(s) for s in step["decoders"]
-                if not (isinstance(s, dict) and s.get("type") == "ByteFallback")]
-        return {**step, "decoders": kept} if kept else {"type": "Fuse"}
-    if isinstance(step, dict) and step.get("type") == "ByteFallback":
-        return {"type": "Fuse"}
-    return step
-
-
-def byte_pieces_kept(document: dict[str, Any]) -> dict[str, Any] | None:
-    """The decoder without its ByteFallback steps: the replay keeps each byte piece's
-    text (``<0xE4>``), which ``byte_runs_as_utf8`` turns into kitoken's answer."""
-    return {**document, "decoder": _without_byte_fallback(document.get("decoder"))}
-
-
-def byte_runs_as_utf8(document: dict[str, Any], obs: Observation, outcome: Outcome | None
-                      ) -> Outcome | None:
-    """kitoken decodes each byte piece to its byte and returns the bytes of the whole
-    text, which the adapter reads as UTF-8 with one U+FFFD per invalid sequence; upstream's
-    ByteFallback gives one U+FFFD per byte piece of a run that is not UTF-8."""
-    if not isinstance(outcome, Decoded):
-        return outcome
-    return Decoded(_BYTE_RUN.sub(lambda run: bytes(
-        int(run.group(0)[i + 3:i + 5], 16) for i in range(0, len(run.group(0)), 6)
-    ).decode("utf-8", errors="replace"), outcome.text))
-
-
 def _text_steps(decoder: Any) -> list[dict[str, Any]] | None:
     """The Replace (String pattern) and Strip steps of a decoder, in order; None where a
     Replace has a Regex pattern (not modelled) or there are none."""
@@ -563,6 +493,7 @@ READINGS: Final = Readings({
                            when=_asks_template),
     "lowercase_byte_pieces": Reading(byte_pieces_uppercased, ENCODE | DECODE),
     "byte_pieces_as_tokens": Reading(byte_pieces_as_tokens, ENCODE),
+    "partial_byte_fallback": Reading(every_byte_piece, ENCODE, answer=new_pieces_dropped),
     "unk_from_added_tokens": Reading(unk_from_added_tokens, ENCODE),
     "merges_from_vocabulary": Reading(merges_from_vocabulary, ENCODE),
     "unknown_characters_split_words": Reading(unknown_characters_split_words, ENCODE),
