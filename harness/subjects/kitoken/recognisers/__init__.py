@@ -2,12 +2,13 @@
 
 A plugin of the judge (decision 0034): the run hands ``RECOGNISERS`` to the expectations
 parser; nothing in ``harness/judge/`` imports it. *Subject* is kitoken, *upstream* is
-``tokenizers``. A refusal is recognised by the document really having what kitoken names;
-an encode or a decode by replaying upstream on the document as kitoken reads it
-(``readings.py``: every applicable reading composed, the recognised one needed), each
-reading taken from kitoken's conversion (``src/convert/tokenizers.rs``) and its BPE
-(``src/encoder/bytepair.rs``: a pair merges when its join is a vocabulary token, the
-lowest-ranked first; tokens ranked by the first merge giving them, then by id).
+``tokenizers``. A refusal (or a crash) is recognised by the document really having what
+kitoken names (``refusals.py``); an encode or a decode by replaying upstream on the
+document as kitoken reads it (``readings.py``: every applicable reading composed, the
+recognised one needed), each reading taken from kitoken's conversion
+(``src/convert/tokenizers.rs``) and its BPE (``src/encoder/bytepair.rs``: a pair merges
+when its join is a vocabulary token, the lowest-ranked first; tokens ranked by the first
+merge giving them, then by id).
 """
 
 from __future__ import annotations
@@ -16,149 +17,32 @@ import re
 from typing import Any, Final
 
 from ....core.observation import Observation
-from ....core.outcome import Decoded, Encoded, Loaded, Outcome, Refused
-from ....judge.compare import Divergence
-from ....judge.predicates import NONE, Context, Predicate
-from ...transformers_js.recognisers.replay import document_ids, model_of, replaying, with_model, yes
+from ....core.outcome import Decoded, Encoded, Outcome
+from ....judge.predicates import Predicate
+from ...transformers_js.recognisers.replay import model_of, replaying, with_model
+from .bytes import (
+    byte_pieces_as_tokens,
+    byte_pieces_kept,
+    byte_pieces_uppercased,
+    byte_runs_as_utf8,
+    every_byte_piece,
+    new_pieces_dropped,
+)
 from .readings import DECODE, ENCODE, Change, Reading, Readings, with_option
-
-_UNK_NOT_SPECIAL: Final = re.compile(r'^invalid data: Unknown token "(.*)" not found in '
-                                     r"specials$", re.S)
-_BYTE_PIECE: Final = re.compile(r"^<0x([0-9A-Fa-f]{2})>$")
-_BYTE_RUN: Final = re.compile(r"(?:<0x[0-9A-Fa-f]{2}>)+")
-_INVALID_TOKEN: Final = re.compile(r"^invalid token (\d+)$")
-
-
-def unk_not_an_added_token_refused(ctx: Context, div: Divergence) -> frozenset[int]:
-    """kitoken refuses a file whose ``model.unk_token`` is not also an added token
-    ("Unknown token ... not found in specials"); upstream takes it from the vocabulary.
-    Checked: the token kitoken names is the model's unk token and no added token."""
-    obs = div.observation
-    if obs.operation != "load" or not isinstance(obs.subject, Refused):
-        return NONE
-    named = _UNK_NOT_SPECIAL.match(obs.subject.message)
-    if named is None or named.group(1) != ctx.doc.unk_token:
-        return NONE
-    added = {entry.get("content") for entry in ctx.doc.added_tokens
-             if isinstance(entry, dict)}
-    return yes(named.group(1) not in added)
-
-
-_UNKNOWN_NORMALIZER: Final = re.compile(
-    r"invalid data: failed to parse tokenizers definition: unknown variant `(\w+)`, "
-    r"expected one of `BertNormalizer`, ")
-
-
-def normalizer_variant_refused(ctx: Context, div: Divergence) -> frozenset[int]:
-    """kitoken refuses a file with a normalizer type its definitions name otherwise
-    ("unknown variant `Strip`, expected one of `BertNormalizer`, `StripNormalizer`, ...":
-    upstream writes and reads the Strip normalizer as ``Strip``). Checked: upstream loaded,
-    and the variant kitoken names is the type of the document's normalizer or of one of
-    its Sequence steps."""
-    obs = div.observation
-    if (obs.operation != "load" or not isinstance(obs.subject, Refused)
-            or not isinstance(obs.upstream, Loaded)):
-        return NONE
-    named = _UNKNOWN_NORMALIZER.match(obs.subject.message)
-    return yes(named is not None
-               and named.group(1) in _types(ctx.doc.raw.get("normalizer"), "normalizers"))
-
-
-def _refused_id(obs: Observation) -> int | None:
-    """The id of kitoken's "invalid token N" refusal of a decode upstream answered."""
-    if not (obs.operation == "decode" and isinstance(obs.subject, Refused)
-            and isinstance(obs.upstream, Decoded) and isinstance(obs.input, tuple)):
-        return None
-    named = _INVALID_TOKEN.match(obs.subject.message)
-    if named is None or int(named.group(1)) not in obs.input:
-        return None
-    return int(named.group(1))
-
-
-def decode_unknown_id_refused(ctx: Context, div: Divergence) -> frozenset[int]:
-    """A decode of an id no token of the document has: kitoken refuses it ("invalid
-    token N"), upstream skips it. Checked: N is in the request and in neither the
-    vocabulary nor the added tokens."""
-    refused = _refused_id(div.observation)
-    return yes(refused is not None and refused not in document_ids(ctx.doc.raw))
-
-
-def _token_bytes(token: str) -> bytes:
-    piece = _BYTE_PIECE.match(token)
-    return bytes([int(piece.group(1), 16)]) if piece else token.encode("utf-8")
-
-
-def decode_shadowed_byte_piece_refused(ctx: Context, div: Divergence) -> frozenset[int]:
-    """A decode of a byte piece's id (``<0x2F>``) where the vocabulary also has the token
-    of that byte (``/``): kitoken keys its vocabulary by bytes, keeps one of the two and
-    refuses the other's id ("invalid token N"); upstream decodes it. Checked: N is the
-    id of a byte piece of the vocabulary and another entry has the same bytes."""
-    refused = _refused_id(div.observation)
-    if refused is None:
-        return NONE
-    strings = {i: s for s, i in ctx.doc.vocab.items() if isinstance(i, int)}
-    token = strings.get(refused)
-    if token is None or not _BYTE_PIECE.match(token):
-        return NONE
-    return yes(any(_token_bytes(other) == _token_bytes(token)
-                   for other in ctx.doc.vocab if other != token))
-
+from .refusals import (
+    _merge_sides,
+    _types,
+    byte_level_decoder_refused,
+    byte_level_post_processor_refused,
+    decode_shadowed_byte_piece_refused,
+    decode_unknown_id_refused,
+    merge_out_of_vocabulary_loaded,
+    normalizer_variant_refused,
+    one_char_split_panics,
+    unk_not_an_added_token_refused,
+)
 
 # -- the readings ----------------------------------------------------------------------
-
-
-def _merge_sides(merge: Any) -> tuple[str, str] | None:
-    if isinstance(merge, str):
-        parts = merge.split(" ", 1)
-        return (parts[0], parts[1]) if len(parts) == 2 else None
-    if isinstance(merge, list) and len(merge) == 2 and all(isinstance(s, str) for s in merge):
-        return merge[0], merge[1]
-    return None
-
-
-def _upper_piece(token: str) -> str:
-    piece = _BYTE_PIECE.match(token)
-    return f"<0x{piece.group(1).upper()}>" if piece else token
-
-
-def byte_pieces_uppercased(document: dict[str, Any]) -> dict[str, Any] | None:
-    """kitoken reads ``<0xf8>`` as the byte 0xF8, like ``<0xF8>``; upstream's byte
-    fallback looks up only the uppercase spelling: the vocabulary with its lowercase
-    byte pieces spelt in uppercase (merges alike)."""
-    model = model_of(document)
-    vocab = model.get("vocab")
-    if model.get("type") != "BPE" or not isinstance(vocab, dict):
-        return None
-    renamed = {_upper_piece(token): i for token, i in vocab.items()}
-    if renamed.keys() == vocab.keys() or len(renamed) != len(vocab):
-        return None  # no lowercase piece, or its uppercase spelling exists too
-    merges = [[_upper_piece(s) for s in sides] if (sides := _merge_sides(m)) else m
-              for m in model.get("merges") or ()]
-    return with_model(document, vocab=renamed, merges=merges)
-
-
-def _decodes_byte_runes(document: dict[str, Any]) -> bool:
-    return model_of(document).get("byte_fallback") is True or \
-        "ByteFallback" in _types(document.get("decoder"))
-
-
-def byte_pieces_as_tokens(document: dict[str, Any]) -> dict[str, Any] | None:
-    """With byte decoding on (the model's byte_fallback or a ByteFallback decoder)
-    kitoken reads each byte piece as the bytes it stands for, an ordinary token of its
-    vocabulary: ``<0x34>`` is the token "4". The vocabulary with each ASCII byte piece
-    spelt as its character (where that character is no token of its own)."""
-    model = model_of(document)
-    vocab = model.get("vocab")
-    if model.get("type") != "BPE" or not isinstance(vocab, dict) or \
-            not _decodes_byte_runes(document):
-        return None
-    renamed: dict[str, Any] = {}
-    for token, i in vocab.items():
-        piece = _BYTE_PIECE.match(token)
-        char = chr(int(piece.group(1), 16)) if piece else None
-        renamed[char if char is not None and ord(char) < 0x80 and char not in vocab
-                else token] = i
-    return with_model(document, vocab=renamed) if renamed.keys() != vocab.keys() else None
 
 
 def _ranked_vocabulary(model: dict[str, Any]) -> list[str]:
@@ -200,6 +84,79 @@ def merges_from_vocabulary(document: dict[str, Any]) -> dict[str, Any] | None:
     return with_model(document, merges=merges) if extra else None
 
 
+def _specials_in_vocabulary(document: dict[str, Any]) -> set[str]:
+    model = model_of(document)
+    vocab = model.get("vocab")
+    if model.get("type") != "BPE" or not isinstance(vocab, dict):
+        return set()
+    special = {e.get("content") for e in document.get("added_tokens") or ()
+               if isinstance(e, dict) and e.get("special") is True} - {model.get("unk_token")}
+    return {t for t in special if isinstance(t, str)} & vocab.keys()
+
+
+def special_entries_out_of_model(document: dict[str, Any]) -> dict[str, Any] | None:
+    """kitoken takes the special added tokens (``special`` true, its kind Control) out of
+    the model's vocabulary: the model never gives them (a word ``▁`` whose ``▁</w>`` is a
+    special added token has no token in kitoken, and no unk: nothing). Upstream with those
+    entries out of the vocabulary (and the merges naming them); the unk token stays
+    (``unk_from_added_tokens`` reads it). Applied to texts that do not hold such a token
+    (``_holds_no_special_of_vocabulary``), whose added-token entries are left out too:
+    upstream numbers an added token anew when its content is not in the vocabulary, and
+    the new number may be another token's."""
+    gone = _specials_in_vocabulary(document)
+    if not gone:
+        return None
+    model = model_of(document)
+    merges = [m for m in model.get("merges") or ()
+              if (sides := _merge_sides(m)) is None
+              or not {sides[0], sides[1], sides[0] + sides[1]} & gone]
+    changed = with_model(document, vocab={t: i for t, i in model["vocab"].items()
+                                          if t not in gone}, merges=merges)
+    return {**changed, "added_tokens": [e for e in document.get("added_tokens") or ()
+                                        if not (isinstance(e, dict)
+                                                and e.get("content") in gone)]}
+
+
+def _holds_no_special_of_vocabulary(document: dict[str, Any], obs: Observation) -> bool:
+    return isinstance(obs.input, str) and not any(
+        content in obs.input for content in _specials_in_vocabulary(document))
+
+
+def last_added_entry_wins(document: dict[str, Any]) -> dict[str, Any] | None:
+    """kitoken keys its added tokens by content: of two entries of one content the last
+    one's flags stand (a special <unk> listed again with ``special`` false is not skipped
+    by a decode skipping the specials). Upstream with the earlier entries of each content
+    left out."""
+    added = document.get("added_tokens") or []
+    last = {e.get("content"): n for n, e in enumerate(added) if isinstance(e, dict)}
+    kept = [e for n, e in enumerate(added)
+            if not isinstance(e, dict) or last[e.get("content")] == n]
+    return {**document, "added_tokens": kept} if len(kept) != len(added) else None
+
+
+def unknown_characters_split_words(document: dict[str, Any]) -> dict[str, Any] | None:
+    """Without an unk token or byte fallback, a character no token covers is dropped by
+    both; upstream drops it from the word before merging (its neighbours become adjacent
+    and may merge), kitoken's BPE keeps it between them as a barrier. Upstream with a
+    last pre-tokenizer step isolating every character that is no one-character token.
+    Not modelled with an end-of-word suffix or a continuing-subword prefix (the word's
+    ends would move)."""
+    model = model_of(document)
+    vocab = model.get("vocab")
+    if (model.get("type") != "BPE" or not isinstance(vocab, dict) or model.get("unk_token")
+            or model.get("byte_fallback") or model.get("end_of_word_suffix")
+            or model.get("continuing_subword_prefix")):
+        return None
+    known = sorted({t for t in vocab if isinstance(t, str) and len(t) == 1})
+    barrier = {"type": "Split", "pattern": {"Regex": "[^" + "".join(
+        f"\\x{{{ord(c):X}}}" for c in known) + "]" if known else "."},
+        "behavior": "Isolated", "invert": False}
+    pre = document.get("pre_tokenizer")
+    steps = [pre] if isinstance(pre, dict) else []
+    return {**document, "pre_tokenizer": {"type": "Sequence",
+                                          "pretokenizers": [*steps, barrier]}}
+
+
 def unk_from_added_tokens(document: dict[str, Any]) -> dict[str, Any] | None:
     """kitoken takes the unk token from the added tokens; upstream looks it up in the
     model's vocabulary, and refuses the encode that needs it when it is not there: the
@@ -220,10 +177,63 @@ def ignore_merges_off(document: dict[str, Any]) -> dict[str, Any] | None:
         if model_of(document).get("ignore_merges") is True else None
 
 
+def whole_piece_first(document: dict[str, Any]) -> dict[str, Any] | None:
+    """kitoken's BPE looks a piece up whole before merging (tiktoken's way): a piece that
+    is a vocabulary token is that token, however its merges would go. Upstream with
+    ``ignore_merges`` on, where no end-of-word suffix or subword prefix changes what is
+    looked up (``ignore_merges_not_read`` reads the suffix case)."""
+    model = model_of(document)
+    if (model.get("type") != "BPE" or model.get("ignore_merges") is True
+            or model.get("end_of_word_suffix") or model.get("continuing_subword_prefix")):
+        return None
+    return with_model(document, ignore_merges=True)
+
+
+def subword_prefix_off(document: dict[str, Any]) -> dict[str, Any] | None:
+    """kitoken's conversion reads no ``continuing_subword_prefix`` of a BPE model (only
+    WordPiece's): upstream with none (with one, upstream gives a word's later pieces
+    their prefixed tokens, ``##▁``)."""
+    model = model_of(document)
+    vocab = model.get("vocab")
+    if model.get("type") != "BPE" or not model.get("continuing_subword_prefix") or \
+            not isinstance(vocab, dict):
+        return None
+    # a merge's join spelt with the prefix (upstream drops it from the right side) is no
+    # entry without it: such merges are left out (upstream would refuse them)
+    merges = [m for m in model.get("merges") or ()
+              if (sides := _merge_sides(m)) is not None
+              and {sides[0], sides[1], sides[0] + sides[1]} <= vocab.keys()]
+    return with_model(document, continuing_subword_prefix=None, merges=merges)
+
+
 def dropout_off(document: dict[str, Any]) -> dict[str, Any] | None:
     """kitoken does not read ``dropout``: upstream with none (1.0 drops every merge)."""
     dropout = model_of(document).get("dropout")
     return with_model(document, dropout=None) if dropout not in (None, 0, 0.0) else None
+
+
+def _metaspace_runs_split(step: Any) -> Any:
+    if isinstance(step, dict) and step.get("type") == "Sequence" and isinstance(
+            step.get("pretokenizers"), list):
+        return {**step, "pretokenizers": [_metaspace_runs_split(s)
+                                          for s in step["pretokenizers"]]}
+    if isinstance(step, dict) and step.get("type") == "Metaspace" and step.get("split") is True \
+            and isinstance(step.get("replacement"), str) and len(step["replacement"]) == 1:
+        return {"type": "Sequence", "pretokenizers": [
+            {**step, "split": False},
+            {"type": "Split", "pattern": {"Regex": re.escape(step["replacement"]) + "+"},
+             "behavior": "MergedWithNext", "invert": False}]}
+    return step
+
+
+def metaspace_split_at_runs(document: dict[str, Any]) -> dict[str, Any] | None:
+    """kitoken converts Metaspace's ``split`` into a split at each run of the replacement
+    (``▁+``) merged with the next piece: a run of spaces before a word is one piece with
+    it (``▁▁▁日``), where upstream splits before every ``▁`` (``▁``, ``▁``, ``▁日``).
+    Upstream with the Metaspace unsplit, followed by that split."""
+    pre = document.get("pre_tokenizer")
+    changed = _metaspace_runs_split(pre)
+    return {**document, "pre_tokenizer": changed} if changed != pre else None
 
 
 def _metaspace_first(step: Any) -> bool:
@@ -260,31 +270,73 @@ _RUST_WHITESPACE: Final = re.compile(
     "[\t\n\x0b\x0c\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+")
 
 
-def _whitespace_split_then_byte_level(document: dict[str, Any]) -> bool:
-    pre = document.get("pre_tokenizer")
-    steps = pre.get("pretokenizers") if isinstance(pre, dict) else None
-    return (isinstance(pre, dict) and pre.get("type") == "Sequence" and isinstance(steps, list)
-            and len(steps) == 2 and isinstance(steps[0], dict) and isinstance(steps[1], dict)
-            and steps[0].get("type") == "WhitespaceSplit" and steps[1].get("type") == "ByteLevel")
+def _splits_at_whitespace(step: Any) -> bool:
+    """The pre-tokenizer is a WhitespaceSplit or a Sequence holding one (nested alike)."""
+    if not isinstance(step, dict):
+        return False
+    inner = step.get("pretokenizers")
+    if step.get("type") == "Sequence" and isinstance(inner, list):
+        return any(_splits_at_whitespace(s) for s in inner)
+    return step.get("type") == "WhitespaceSplit"
+
+
+#: kitoken's split of WhitespaceSplit: at each space, the space starting the next piece.
+_SPACE_STARTS_PIECE: Final = {"type": "Split", "pattern": {"String": " "},
+                              "behavior": "MergedWithNext", "invert": False}
+
+
+def _space_split_for_whitespace_split(step: Any) -> Any:
+    if isinstance(step, dict) and step.get("type") == "Sequence" and isinstance(
+            step.get("pretokenizers"), list):
+        return {**step, "pretokenizers": [_space_split_for_whitespace_split(s)
+                                          for s in step["pretokenizers"]]}
+    if isinstance(step, dict) and step.get("type") == "WhitespaceSplit":
+        return dict(_SPACE_STARTS_PIECE)
+    return step
 
 
 def whitespace_split_as_one_space(document: dict[str, Any]) -> dict[str, Any] | None:
-    """kitoken's WhitespaceSplit before a ByteLevel step keeps one space between two words
-    as a piece of its own (a run of white space, a tab or a newline is one ``Ġ``; the ends
-    are trimmed): upstream with the WhitespaceSplit step an isolating split at " ", on the
-    text with its words joined by one space (``_words_joined``)."""
-    if not _whitespace_split_then_byte_level(document):
+    """kitoken converts WhitespaceSplit into two normalizations of the whole text (each
+    run of white space, ``\\s+``, becomes one space; spaces are stripped from both ends)
+    and a split at ' ' that starts the next piece with the space (``MergeRight``): the
+    space is kept, read by the steps after it (a ByteLevel makes it ``Ġ``, a GPT-2 Split
+    keeps `` ''`` whole). Upstream with each WhitespaceSplit step (at any place of the
+    Sequence) a ``MergedWithNext`` split at " ", on the text with its words joined by one
+    space (``_words_joined``)."""
+    pre = document.get("pre_tokenizer")
+    if not _splits_at_whitespace(pre):
         return None
-    pre = document["pre_tokenizer"]
-    space = {"type": "Split", "pattern": {"String": " "}, "behavior": "Isolated",
-             "invert": False}
-    return {**document, "pre_tokenizer": {**pre, "pretokenizers": [
-        space, pre["pretokenizers"][1]]}}
+    return {**document, "pre_tokenizer": _space_split_for_whitespace_split(pre)}
+
+
+def _extracted(document: dict[str, Any]) -> re.Pattern[str] | None:
+    """The added tokens kitoken cuts out of the text before it normalizes (those with
+    ``normalized`` false), longest first; None where there are none."""
+    contents = sorted({e["content"] for e in document.get("added_tokens") or ()
+                       if isinstance(e, dict) and e.get("normalized") is False
+                       and isinstance(e.get("content"), str) and e["content"]},
+                      key=lambda content: (-len(content), content))
+    return re.compile("|".join(map(re.escape, contents))) if contents else None
+
+
+def _one_space(section: str) -> str:
+    return " ".join(word for word in _RUST_WHITESPACE.split(section) if word)
 
 
 def _words_joined(document: dict[str, Any], obs: Observation) -> Observation:
+    """The text as kitoken's WhitespaceSplit normalizes it: in each section between the
+    added tokens it cuts out first (``_extracted``), every run of white space one space,
+    none at the section's ends."""
     assert isinstance(obs.input, str)
-    joined = " ".join(word for word in _RUST_WHITESPACE.split(obs.input) if word)
+    cut = _extracted(document)
+    if cut is None:
+        joined = _one_space(obs.input)
+    else:
+        pieces, start = [], 0
+        for found in cut.finditer(obs.input):
+            pieces += [_one_space(obs.input[start:found.start()]), found.group(0)]
+            start = found.end()
+        joined = "".join([*pieces, _one_space(obs.input[start:])])
     return Observation(obs.track, obs.operation, joined, obs.options, obs.subject,
                        obs.upstream)
 
@@ -365,43 +417,64 @@ def no_decoder_fused(document: dict[str, Any]) -> dict[str, Any] | None:
         else None
 
 
-def _types(step: Any, steps: str = "decoders") -> list[str]:
-    """The types of a component, a Sequence's steps (listed under ``steps``) in its place."""
-    if not isinstance(step, dict):
-        return []
-    inner = step.get(steps)
-    if step.get("type") == "Sequence" and isinstance(inner, list):
-        return [t for s in inner for t in _types(s, steps)]
-    return [str(step.get("type"))]
+def _text_steps(decoder: Any) -> list[dict[str, Any]] | None:
+    """The Replace (String pattern) and Strip steps of a decoder, in order; None where a
+    Replace has a Regex pattern (not modelled) or there are none."""
+    steps = decoder.get("decoders") if isinstance(decoder, dict) and decoder.get(
+        "type") == "Sequence" else [decoder]
+    if not isinstance(steps, list):
+        return None
+    found = [s for s in steps if isinstance(s, dict) and s.get("type") in ("Replace", "Strip")]
+    if any(s.get("type") == "Replace" and not (
+            isinstance(s.get("pattern"), dict) and isinstance(s["pattern"].get("String"), str)
+            and isinstance(s.get("content"), str)) for s in found):
+        return None
+    if any(s.get("type") == "Strip" and not (
+            isinstance(s.get("content"), str) and len(s["content"]) == 1
+            and isinstance(s.get("start"), int) and isinstance(s.get("stop"), int))
+            for s in found):
+        return None
+    return found or None
 
 
-def _without_byte_fallback(step: Any) -> Any:
-    if isinstance(step, dict) and step.get("type") == "Sequence" and isinstance(
-            step.get("decoders"), list):
-        kept = [_without_byte_fallback(s) for s in step["decoders"]
-                if not (isinstance(s, dict) and s.get("type") == "ByteFallback")]
-        return {**step, "decoders": kept} if kept else {"type": "Fuse"}
-    if isinstance(step, dict) and step.get("type") == "ByteFallback":
-        return {"type": "Fuse"}
-    return step
+def decoder_without_text_steps(document: dict[str, Any]) -> dict[str, Any] | None:
+    """kitoken applies a decoder's Replace and Strip steps to the whole decoded text, after
+    its byte pieces are bytes (``config.decoding``); upstream applies them to each token in
+    its place in the Sequence (a ▁ spelt by byte pieces is never replaced). The decoder
+    without them; ``text_steps_applied`` applies them to the replayed text."""
+    decoder = document.get("decoder")
+    if not isinstance(decoder, dict) or _text_steps(decoder) is None:
+        return None
+    if decoder.get("type") != "Sequence":
+        return {**document, "decoder": {"type": "Fuse"}}
+    kept = [s for s in decoder["decoders"]
+            if not (isinstance(s, dict) and s.get("type") in ("Replace", "Strip"))]
+    return {**document, "decoder": {**decoder, "decoders": kept} if kept else {"type": "Fuse"}}
 
 
-def byte_pieces_kept(document: dict[str, Any]) -> dict[str, Any] | None:
-    """The decoder without its ByteFallback steps: the replay keeps each byte piece's
-    text (``<0xE4>``), which ``byte_runs_as_utf8`` turns into kitoken's answer."""
-    return {**document, "decoder": _without_byte_fallback(document.get("decoder"))}
+def _strip(text: str, char: str, start: int, stop: int) -> str:
+    head = 0
+    while head < min(start, len(text)) and text[head] == char:
+        head += 1
+    tail = len(text)
+    while len(text) - tail < stop and tail > head and text[tail - 1] == char:
+        tail -= 1
+    return text[head:tail]
 
 
-def byte_runs_as_utf8(document: dict[str, Any], obs: Observation, outcome: Outcome | None
-                      ) -> Outcome | None:
-    """kitoken decodes each byte piece to its byte and returns the bytes of the whole
-    text, which the adapter reads as UTF-8 with one U+FFFD per invalid sequence; upstream's
-    ByteFallback gives one U+FFFD per byte piece of a run that is not UTF-8."""
-    if not isinstance(outcome, Decoded):
+def text_steps_applied(document: dict[str, Any], obs: Observation, outcome: Outcome | None
+                       ) -> Outcome | None:
+    """The decoder's Replace and Strip steps applied to the whole text, in order."""
+    steps = _text_steps(document.get("decoder"))
+    if not isinstance(outcome, Decoded) or steps is None:
         return outcome
-    return Decoded(_BYTE_RUN.sub(lambda run: bytes(
-        int(run.group(0)[i + 3:i + 5], 16) for i in range(0, len(run.group(0)), 6)
-    ).decode("utf-8", errors="replace"), outcome.text))
+    text = outcome.text
+    for step in steps:
+        if step["type"] == "Replace":
+            text = text.replace(step["pattern"]["String"], step["content"])
+        else:
+            text = _strip(text, step["content"], step["start"], step["stop"])
+    return Decoded(text)
 
 
 def _model_byte_fallback_only(document: dict[str, Any], obs: Observation) -> bool:
@@ -414,28 +487,38 @@ def _decoder_byte_fallback(document: dict[str, Any], obs: Observation) -> bool:
 
 
 READINGS: Final = Readings({
+    "special_entries_out_of_model": Reading(special_entries_out_of_model, ENCODE,
+                                            when=_holds_no_special_of_vocabulary),
     "no_template": Reading(_unchanged, ENCODE, request=_without_template,
                            when=_asks_template),
     "lowercase_byte_pieces": Reading(byte_pieces_uppercased, ENCODE | DECODE),
     "byte_pieces_as_tokens": Reading(byte_pieces_as_tokens, ENCODE),
+    "partial_byte_fallback": Reading(every_byte_piece, ENCODE, answer=new_pieces_dropped),
     "unk_from_added_tokens": Reading(unk_from_added_tokens, ENCODE),
     "merges_from_vocabulary": Reading(merges_from_vocabulary, ENCODE),
+    "unknown_characters_split_words": Reading(unknown_characters_split_words, ENCODE),
     "whitespace_split_as_one_space": Reading(whitespace_split_as_one_space, ENCODE,
                                              request=_words_joined, when=_one_text),
     "single_word_not_read": Reading(flag_off("single_word"), ENCODE),
     "lstrip_not_read": Reading(flag_off("lstrip"), ENCODE),
     "rstrip_not_read": Reading(flag_off("rstrip"), ENCODE),
     "ignore_merges_not_read": Reading(ignore_merges_off, ENCODE),
+    "whole_piece_first": Reading(whole_piece_first, ENCODE),
+    "subword_prefix_not_read": Reading(subword_prefix_off, ENCODE),
     "dropout_not_read": Reading(dropout_off, ENCODE),
+    "metaspace_split_at_runs": Reading(metaspace_split_at_runs, ENCODE),
     "metaspace_first_on_whole_text": Reading(metaspace_first_on_text, ENCODE,
                                              request=_prefixed, when=_text_not_spaced),
     "unk_fused_across_words": Reading(_fuses_unk, ENCODE, answer=unk_runs_collapsed),
+    "last_added_entry_wins": Reading(last_added_entry_wins, DECODE),
     "no_decoder_concatenates": Reading(no_decoder_fused, DECODE),
     "byte_fallback_model_decodes_bytes": Reading(byte_pieces_kept, DECODE,
                                                  answer=byte_runs_as_utf8,
                                                  when=_model_byte_fallback_only),
     "byte_runs_read_as_utf8": Reading(byte_pieces_kept, DECODE, answer=byte_runs_as_utf8,
                                       when=_decoder_byte_fallback),
+    "decoder_steps_on_text": Reading(decoder_without_text_steps, DECODE,
+                                     answer=text_steps_applied),
 }, tiers=("ids",))
 
 
@@ -444,5 +527,9 @@ RECOGNISERS: dict[str, Predicate] = {function.__name__: replaying(function) for 
     normalizer_variant_refused,
     decode_unknown_id_refused,
     decode_shadowed_byte_piece_refused,
+    merge_out_of_vocabulary_loaded,
+    byte_level_post_processor_refused,
+    byte_level_decoder_refused,
+    one_char_split_panics,
     *READINGS.recognisers().values(),
 )}

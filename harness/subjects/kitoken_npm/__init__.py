@@ -1,0 +1,43 @@
+"""kitoken on npm as a subject: the package ``kitoken`` 0.10.1, the same Rust engine as
+the PyPI subject ``kitoken`` (0.11.1) a version apart, compiled to WebAssembly
+(``kitoken/node``: the wasm-bindgen build for Node), pinned by version and integrity and
+driven by ``subject.mjs`` beside this module through the subject protocol. The folder
+holds its expectations (most of them kitoken's own, recognised by kitoken's recognisers),
+its recognisers, pinned witnesses and findings (decision 0034).
+
+The tarball has no dependencies (its ``package.json`` lists devDependencies only, for the
+build); it is installed once into ``<cache>/npm/`` (``npm_tarball``) and used offline
+afterwards. Without ``node`` (or, before the first install, without ``npm``) the subject
+is unavailable with one line.
+"""
+
+from __future__ import annotations
+
+import shutil
+from importlib import resources
+from pathlib import Path
+from typing import Final
+
+from ..npm_tarball import Pinned, install
+from ..registry import SubjectUnavailableError
+
+NAME: Final = "kitoken-npm"
+PIN: Final = Pinned(
+    NAME, "kitoken", "0.10.1",
+    "sha512-4igfi0lg6AJSUR7zH5Q/TQVVmyDK+4E8/KSXxP7WKQxDxELUa4W73lyMANEBCyT0QMJjPOH4U12RF+mWi0PwVg==")
+SCRIPT: Final = "subject.mjs"
+
+
+def package_dir(root: Path | None = None) -> Path:
+    return PIN.folder(root)
+
+
+def command(root: Path | None = None) -> list[str]:
+    """The command that runs the subject (installing the package first if needed)."""
+    node = shutil.which("node")
+    if node is None:
+        raise SubjectUnavailableError(f"{NAME}: node not found; the subject is skipped")
+    package = install(PIN, root)
+    script = resources.files(__package__).joinpath(SCRIPT)
+    with resources.as_file(script) as path:
+        return [node, str(path), str(package.resolve())]
