@@ -14,7 +14,7 @@ from __future__ import annotations
 import dataclasses
 import re
 from collections.abc import Callable
-from typing import Final
+from typing import Any, Final
 
 from ...core.outcome import Crashed, Decoded, Encoded, Loaded, Outcome, Refused
 from ...judge.compare import Divergence
@@ -227,6 +227,77 @@ def decode_of_unknown_id_refused(ctx: Context, div: Divergence) -> frozenset[int
     return yes(named is not None and bool(unknown) and int(named.group(1)) == unknown[0])
 
 
+def _all_added_special(ctx: Context) -> dict[str, Any]:
+    """The document with every added token ``special: true`` (written once per document:
+    the memo keeps the same object, so the replay's text cache finds it)."""
+    def derive() -> dict[str, Any]:
+        added = [{**entry, "special": True} if isinstance(entry, dict) else entry
+                 for entry in ctx.doc.raw.get("added_tokens") or ()]
+        return {**ctx.doc.raw, "added_tokens": added}
+
+    return ctx.doc.memo("pytorch-tokenizers/all-added-special", derive)
+
+
+def skips_every_added_token(ctx: Context, div: Divergence) -> frozenset[int]:
+    """Decode with ``skip_special_tokens`` skips every added token, ``special: false``
+    ones too (the library keeps one map of added tokens, all of them special to it);
+    upstream skips only the special ones. Checked: the decode skips, its input holds the
+    declared id of an added token marked ``special: false``, and upstream replayed with
+    every added token special answers exactly the subject's text."""
+    obs = div.observation
+    if not (obs.operation == "decode" and isinstance(obs.input, tuple)
+            and isinstance(obs.subject, Decoded) and obs.option("skip_special_tokens")):
+        return NONE
+    plain = {entry["id"] for entry in ctx.doc.added_tokens
+             if entry.get("special") is not True and isinstance(entry.get("id"), int)}
+    if plain.isdisjoint(obs.input):
+        return NONE
+    return yes(same_answer(obs.subject, replay_on(_all_added_special(ctx), obs)))
+
+
+def _unbuildable(ctx: Context) -> dict[str, Any] | None:
+    """The document without the merges the library drops: its BPE table leaves out every
+    vocabulary entry whose id is an added token's, so a merge with such an entry as a side
+    or as its result is never applied. None where no merge is dropped. Derived once per
+    document (a real file's merges walked once)."""
+    def derive() -> dict[str, Any] | None:
+        added = {entry["id"] for entry in ctx.doc.added_tokens
+                 if isinstance(entry.get("id"), int)}
+        hidden = {piece for piece, number in ctx.doc.vocab.items() if number in added}
+        merges = ctx.doc.merges
+        if not hidden or not isinstance(merges, list):
+            return None
+        kept = []
+        for merge in merges:
+            sides = merge.split(" ") if isinstance(merge, str) else merge
+            if not (isinstance(sides, list) and len(sides) == 2
+                    and all(isinstance(side, str) for side in sides)):
+                return None
+            if sides[0] in hidden or sides[1] in hidden or sides[0] + sides[1] in hidden:
+                continue
+            kept.append(merge)
+        if len(kept) == len(merges):
+            return None
+        return with_model(ctx.doc.raw, merges=kept)
+
+    return ctx.doc.memo("pytorch-tokenizers/unbuildable", derive)
+
+
+def added_token_never_merged(ctx: Context, div: Divergence) -> frozenset[int]:
+    """A vocabulary entry whose id is an added token's is left out of the library's BPE
+    table, so the BPE never builds it (nor merges from it): Gemma 3's "▁▁" (an added
+    token, normalized: false, so not matched in the raw text "  ") is "▁", "▁" in the
+    library and "▁▁" upstream, which merges "▁" "▁". Checked: the document has such an
+    entry and a merge that builds or uses one, and upstream replayed without those merges
+    answers exactly the subject's ids."""
+    obs = div.observation
+    if not (obs.operation == "encode" and isinstance(obs.subject, Encoded)
+            and ctx.doc.model.get("type") == "BPE"):
+        return NONE
+    document = _unbuildable(ctx)
+    return yes(document is not None and same_answer(obs.subject, replay_on(document, obs)))
+
+
 _ALL: Final[tuple[Callable[[Context, Divergence], frozenset[int]], ...]] = (
     unsupported("decoder"),
     unsupported("pre_tokenizer"),
@@ -241,5 +312,7 @@ _ALL: Final[tuple[Callable[[Context, Divergence], frozenset[int]], ...]] = (
     end_of_word_suffix_ignored,
     declared_added_id_kept,
     decode_of_unknown_id_refused,
+    skips_every_added_token,
+    added_token_never_merged,
 )
 RECOGNISERS: dict[str, Predicate] = {function.__name__: replaying(function) for function in _ALL}
