@@ -298,6 +298,66 @@ def added_token_never_merged(ctx: Context, div: Divergence) -> frozenset[int]:
     return yes(document is not None and same_answer(obs.subject, replay_on(document, obs)))
 
 
+#: The rule program.py gives a decode whose bytes the binding cannot return as a str.
+_NOT_UTF8: Final = "UnicodeDecodeError: the decoded bytes are not UTF-8"
+
+
+def decode_not_utf8_raises(ctx: Context, div: Divergence) -> frozenset[int]:
+    """A decode whose bytes are not UTF-8 (a byte-level token that is part of a
+    character, alone): the binding converts the C++ string to a str and raises
+    ``UnicodeDecodeError``; upstream decodes lossily, with U+FFFD. Checked: the refusal
+    is that one, the decoder has a step that gives bytes (ByteLevel, ByteFallback), and
+    upstream's text has a U+FFFD."""
+    obs = div.observation
+    if not (obs.operation == "decode" and isinstance(obs.subject, Refused)
+            and obs.subject.rule == _NOT_UTF8 and isinstance(obs.upstream, Decoded)):
+        return NONE
+    return yes("\ufffd" in obs.upstream.text
+               and bool({"ByteLevel", "ByteFallback"} & set(ctx.doc.step_types("decoder"))))
+
+
+def _has_no_token(ctx: Context, char: str) -> bool:
+    """The library's BPE has no token for ``char``: not a vocabulary entry of its table
+    (an added token's id leaves it out), nor with byte_fallback a ``<0xNN>`` for each of
+    its bytes."""
+    added = {entry.get("id") for entry in ctx.doc.added_tokens}
+    if char in ctx.doc.vocab and ctx.doc.vocab[char] not in added:
+        return False
+    pieces = [f"<0x{byte:02X}>" for byte in char.encode("utf-8", "surrogatepass")]
+    return not (ctx.doc.model.get("byte_fallback") is True
+                and all(p in ctx.doc.vocab and ctx.doc.vocab[p] not in added
+                        for p in pieces))
+
+
+def unknown_character_drops_piece(ctx: Context, div: Divergence) -> frozenset[int]:
+    """A piece of more than one character holding a character the BPE has no token for
+    (no vocabulary entry, no byte-fallback tokens) gives no ids at all: the library's
+    BPE logs nothing and returns an empty list for the piece, where upstream gives the
+    unk token for the character (or refuses the encode when the unk token is not in the
+    vocabulary). Read where the whole text is one piece (no normalizer, no pre-tokenizer,
+    no added token's content in the text) and no added token is "<unk>" (with one, the
+    library gives its id for such a character instead: not this entry). Checked: the
+    text has two characters or more and one without a token, and upstream replayed on the
+    text without that piece (the empty text: the post-processor's tokens alone) answers
+    exactly the subject's ids."""
+    obs = div.observation
+    if not (obs.operation == "encode" and isinstance(obs.subject, Encoded)
+            and isinstance(obs.input, str) and obs.option("pair") is None
+            and ctx.doc.model.get("type") == "BPE"
+            and not ctx.doc.present("normalizer") and not ctx.doc.present("pre_tokenizer")
+            and len(obs.input) >= 2):
+        return NONE
+    text = obs.input
+    if any(isinstance(entry.get("content"), str) and entry["content"]
+           and (entry["content"] in text or entry["content"] == "<unk>")
+           for entry in ctx.doc.added_tokens):
+        return NONE
+    if not any(_has_no_token(ctx, char) for char in set(text)):
+        return NONE
+    emptied = dataclasses.replace(obs, input="")
+    return yes(same_answer(obs.subject, replay_on(ctx.doc.raw, emptied)))
+
+
 _ALL: Final[tuple[Callable[[Context, Divergence], frozenset[int]], ...]] = (
     unsupported("decoder"),
     unsupported("pre_tokenizer"),
@@ -314,5 +374,7 @@ _ALL: Final[tuple[Callable[[Context, Divergence], frozenset[int]], ...]] = (
     decode_of_unknown_id_refused,
     skips_every_added_token,
     added_token_never_merged,
+    decode_not_utf8_raises,
+    unknown_character_drops_piece,
 )
 RECOGNISERS: dict[str, Predicate] = {function.__name__: replaying(function) for function in _ALL}
