@@ -358,6 +358,49 @@ def unknown_character_drops_piece(ctx: Context, div: Divergence) -> frozenset[in
     return yes(same_answer(obs.subject, replay_on(ctx.doc.raw, emptied)))
 
 
+def _byte_tokens(ctx: Context, char: str) -> int:
+    """How many of ``char``'s UTF-8 bytes have a ``<0xNN>`` token in the library's table."""
+    added = {entry.get("id") for entry in ctx.doc.added_tokens}
+    pieces = [f"<0x{byte:02X}>" for byte in char.encode("utf-8", "surrogatepass")]
+    return sum(1 for p in pieces if p in ctx.doc.vocab and ctx.doc.vocab[p] not in added)
+
+
+def unknown_character_is_added_unk(ctx: Context, div: Divergence) -> frozenset[int]:
+    """Where an added token is ``<unk>``, a character the BPE has no token for is that
+    token, whatever the model's ``unk_token`` and ``fuse_unk``: once, or with
+    ``byte_fallback`` once per UTF-8 byte that has no ``<0xNN>`` token; upstream gives
+    the model's unk token once per character (fused), or refuses the encode when it is not
+    in the vocabulary. Read where the whole text is one piece (no normalizer, no
+    pre-tokenizer, no added token's content in the text). Checked: upstream replayed with
+    ``unk_token`` "<unk>", no fusing (nor the dropout the library ignores), on the text
+    with each such character repeated once per unk the library gives it (with
+    ``byte_fallback`` a character with some byte tokens and not all is not read), answers
+    exactly the subject's ids."""
+    obs = div.observation
+    if not (obs.operation == "encode" and isinstance(obs.subject, Encoded)
+            and isinstance(obs.input, str) and obs.option("pair") is None
+            and ctx.doc.model.get("type") == "BPE"
+            and not ctx.doc.present("normalizer") and not ctx.doc.present("pre_tokenizer")
+            and any(entry.get("content") == "<unk>" for entry in ctx.doc.added_tokens)):
+        return NONE
+    text = obs.input
+    if any(isinstance(entry.get("content"), str) and entry["content"]
+           and entry["content"] in text for entry in ctx.doc.added_tokens):
+        return NONE
+    unknown = {char for char in set(text) if _has_no_token(ctx, char)}
+    if not unknown:
+        return NONE
+    rewritten = text
+    if ctx.doc.model.get("byte_fallback") is True:
+        if any(_byte_tokens(ctx, char) for char in unknown):
+            return NONE
+        rewritten = "".join(char * len(char.encode("utf-8", "surrogatepass"))
+                            if char in unknown else char for char in text)
+    document = with_model(ctx.doc.raw, unk_token="<unk>", fuse_unk=False, dropout=None)
+    repeated = dataclasses.replace(obs, input=rewritten)
+    return yes(same_answer(obs.subject, replay_on(document, repeated)))
+
+
 _ALL: Final[tuple[Callable[[Context, Divergence], frozenset[int]], ...]] = (
     unsupported("decoder"),
     unsupported("pre_tokenizer"),
@@ -376,5 +419,6 @@ _ALL: Final[tuple[Callable[[Context, Divergence], frozenset[int]], ...]] = (
     added_token_never_merged,
     decode_not_utf8_raises,
     unknown_character_drops_piece,
+    unknown_character_is_added_unk,
 )
 RECOGNISERS: dict[str, Predicate] = {function.__name__: replaying(function) for function in _ALL}
