@@ -22,6 +22,7 @@ from ...judge.predicates import NONE, Context, Predicate
 from ...judge.specification import known_ids
 from ..fastokens.recognisers import component_types, decodes_normalized_added_token_as_content
 from ..transformers_js.recognisers.replay import (
+    document_text,
     replay_on,
     replaying,
     upstream_handle,
@@ -330,39 +331,61 @@ def _has_no_token(ctx: Context, char: str) -> bool:
 
 
 def unknown_character_drops_piece(ctx: Context, div: Divergence) -> frozenset[int]:
-    """A piece of more than one character holding a character the BPE has no token for
-    (no vocabulary entry, no byte-fallback tokens) gives no ids at all: the library's
-    BPE logs nothing and returns an empty list for the piece, where upstream gives the
-    unk token for the character (or refuses the encode when the unk token is not in the
-    vocabulary). Read where the whole text is one piece (no normalizer, no pre-tokenizer,
-    no added token's content in the text) and no added token is "<unk>" (with one, the
-    library gives its id for such a character instead: not this entry). Checked: the
-    text has two characters or more and one without a token, and upstream replayed on the
-    text without that piece (the empty text: the post-processor's tokens alone) answers
-    exactly the subject's ids."""
+    """A piece of more than one byte holding a character the BPE has no token for (no
+    vocabulary entry, no byte-fallback tokens) gives no ids at all: the library's BPE
+    logs nothing and returns an empty list for the piece, where upstream gives the unk
+    token for the character (or refuses the encode when the unk token is not in the
+    vocabulary). Read where every piece of the text is dropped: no normalizer, no added
+    token's content in the text, no added token "<unk>" (with one, the library gives its
+    id for such a character instead: not this entry), and each word upstream's
+    pre-tokenizer makes of the text (the whole text without one) two bytes or more with
+    such a character. Checked: upstream replayed on the text without those pieces (the
+    empty text: the post-processor's tokens alone) answers exactly the subject's ids."""
     obs = div.observation
     if not (obs.operation == "encode" and isinstance(obs.subject, Encoded)
             and isinstance(obs.input, str) and obs.option("pair") is None
-            and ctx.doc.model.get("type") == "BPE"
-            and not ctx.doc.present("normalizer") and not ctx.doc.present("pre_tokenizer")
-            and len(obs.input) >= 2):
+            and ctx.doc.model.get("type") == "BPE" and not ctx.doc.present("normalizer")
+            and obs.input):
         return NONE
     text = obs.input
     if any(isinstance(entry.get("content"), str) and entry["content"]
            and (entry["content"] in text or entry["content"] == "<unk>")
            for entry in ctx.doc.added_tokens):
         return NONE
-    if not any(_has_no_token(ctx, char) for char in set(text)):
+    if ctx.doc.present("pre_tokenizer"):
+        if isinstance(upstream_handle(ctx.doc.raw), Refused | Crashed):
+            return NONE
+        words = ctx.replay.words("upstream", document_text(ctx.doc.raw), text)
+    else:
+        words = [text]
+    if not words or not all(
+            len(word.encode("utf-8", "surrogatepass")) >= 2
+            and any(_has_no_token(ctx, char) for char in set(word)) for word in words):
         return NONE
     emptied = dataclasses.replace(obs, input="")
     return yes(same_answer(obs.subject, replay_on(ctx.doc.raw, emptied)))
 
 
-def _byte_tokens(ctx: Context, char: str) -> int:
-    """How many of ``char``'s UTF-8 bytes have a ``<0xNN>`` token in the library's table."""
-    added = {entry.get("id") for entry in ctx.doc.added_tokens}
-    pieces = [f"<0x{byte:02X}>" for byte in char.encode("utf-8", "surrogatepass")]
-    return sum(1 for p in pieces if p in ctx.doc.vocab and ctx.doc.vocab[p] not in added)
+def _added_unk(ctx: Context) -> dict[str, Any] | None:
+    """The document as the library reads a character without a token, where an added
+    token is ``<unk>``: the model's ``unk_token`` that token, unfused, and with
+    ``byte_fallback`` every missing ``<0xNN>`` a vocabulary entry with its id (so a byte
+    without a token is that token, byte by byte); without the dropout the library
+    ignores. None where no added token is ``<unk>``. Derived once per document."""
+    def derive() -> dict[str, Any] | None:
+        number = next((entry.get("id") for entry in ctx.doc.added_tokens
+                       if entry.get("content") == "<unk>"), None)
+        if not isinstance(number, int) or ctx.doc.vocab.get("<unk>") != number:
+            return None
+        changes: dict[str, Any] = {"unk_token": "<unk>", "fuse_unk": False, "dropout": None}
+        if ctx.doc.model.get("byte_fallback") is True:
+            vocab = dict(ctx.doc.vocab)
+            for byte in range(256):
+                vocab.setdefault(f"<0x{byte:02X}>", number)
+            changes["vocab"] = vocab
+        return with_model(ctx.doc.raw, **changes)
+
+    return ctx.doc.memo("pytorch-tokenizers/added-unk", derive)
 
 
 def unknown_character_is_added_unk(ctx: Context, div: Divergence) -> frozenset[int]:
@@ -370,36 +393,25 @@ def unknown_character_is_added_unk(ctx: Context, div: Divergence) -> frozenset[i
     token, whatever the model's ``unk_token`` and ``fuse_unk``: once, or with
     ``byte_fallback`` once per UTF-8 byte that has no ``<0xNN>`` token; upstream gives
     the model's unk token once per character (fused), or refuses the encode when it is not
-    in the vocabulary. Read where the whole text is one piece (no normalizer, no
-    pre-tokenizer, no added token's content in the text). Checked: upstream replayed with
-    ``unk_token`` "<unk>", no fusing (nor the dropout the library ignores), on the text
-    with each such character repeated once per unk the library gives it (with
-    ``byte_fallback`` a character with some byte tokens and not all is not read), answers
-    exactly the subject's ids."""
+    in the vocabulary. Checked: the subject's ids hold that token's id, and upstream
+    replayed on the document with ``unk_token`` "<unk>" unfused and, with
+    ``byte_fallback``, every missing ``<0xNN>`` entry given that id (and without the
+    dropout the library ignores) answers exactly the subject's ids."""
     obs = div.observation
     if not (obs.operation == "encode" and isinstance(obs.subject, Encoded)
-            and isinstance(obs.input, str) and obs.option("pair") is None
-            and ctx.doc.model.get("type") == "BPE"
-            and not ctx.doc.present("normalizer") and not ctx.doc.present("pre_tokenizer")
-            and any(entry.get("content") == "<unk>" for entry in ctx.doc.added_tokens)):
+            and ctx.doc.model.get("type") == "BPE"):
         return NONE
-    text = obs.input
-    if any(isinstance(entry.get("content"), str) and entry["content"]
-           and entry["content"] in text for entry in ctx.doc.added_tokens):
+    document = _added_unk(ctx)
+    if document is None or model_unk_id(document) not in obs.subject.ids:
         return NONE
-    unknown = {char for char in set(text) if _has_no_token(ctx, char)}
-    if not unknown:
-        return NONE
-    rewritten = text
-    if ctx.doc.model.get("byte_fallback") is True:
-        if any(_byte_tokens(ctx, char) for char in unknown):
-            return NONE
-        rewritten = "".join(char * len(char.encode("utf-8", "surrogatepass"))
-                            if char in unknown else char for char in text)
-    document = with_model(ctx.doc.raw, unk_token="<unk>", fuse_unk=False, dropout=None)
-    repeated = dataclasses.replace(obs, input=rewritten)
-    return yes(same_answer(obs.subject, replay_on(document, repeated)))
+    return yes(same_answer(obs.subject, replay_on(document, obs)))
 
+
+def model_unk_id(document: dict[str, Any]) -> int | None:
+    """The vocabulary id of the ``<unk>`` entry of a rewritten document."""
+    vocab = document["model"].get("vocab")
+    found = vocab.get("<unk>") if isinstance(vocab, dict) else None
+    return found if isinstance(found, int) else None
 
 _ALL: Final[tuple[Callable[[Context, Divergence], frozenset[int]], ...]] = (
     unsupported("decoder"),
