@@ -22,7 +22,6 @@ from ...judge.predicates import NONE, Context, Predicate
 from ...judge.specification import known_ids
 from ..fastokens.recognisers import component_types, decodes_normalized_added_token_as_content
 from ..transformers_js.recognisers.replay import (
-    document_text,
     replay_on,
     replaying,
     upstream_handle,
@@ -334,35 +333,32 @@ def unknown_character_drops_piece(ctx: Context, div: Divergence) -> frozenset[in
     """A piece of more than one byte holding a character the BPE has no token for (no
     vocabulary entry, no byte-fallback tokens) gives no ids at all: the library's BPE
     logs nothing and returns an empty list for the piece, where upstream gives the unk
-    token for the character (or refuses the encode when the unk token is not in the
-    vocabulary). Read where every piece of the text is dropped: no normalizer, no added
-    token's content in the text, no added token "<unk>" (with one, the library gives its
-    id for such a character instead: not this entry), and each word upstream's
-    pre-tokenizer makes of the text (the whole text without one) two bytes or more with
-    such a character. Checked: upstream replayed on the text without those pieces (the
-    empty text: the post-processor's tokens alone) answers exactly the subject's ids."""
+    token for the character (or drops the character alone where the model has none, or
+    refuses the encode when the unk token is not in the vocabulary). Read where the text
+    between added tokens is a piece each: no normalizer, no pre-tokenizer; and no added
+    token is "<unk>" (with one, the library gives its id for such a character instead:
+    not this entry). Checked: a piece has such a character, and upstream replayed on the
+    text without those pieces (the added tokens alone where every piece goes) answers
+    exactly the subject's ids."""
     obs = div.observation
     if not (obs.operation == "encode" and isinstance(obs.subject, Encoded)
             and isinstance(obs.input, str) and obs.option("pair") is None
             and ctx.doc.model.get("type") == "BPE" and not ctx.doc.present("normalizer")
-            and obs.input):
+            and not ctx.doc.present("pre_tokenizer")):
         return NONE
-    text = obs.input
-    if any(isinstance(entry.get("content"), str) and entry["content"]
-           and (entry["content"] in text or entry["content"] == "<unk>")
-           for entry in ctx.doc.added_tokens):
+    contents = sorted({entry["content"] for entry in ctx.doc.added_tokens
+                       if isinstance(entry.get("content"), str) and entry["content"]},
+                      key=len, reverse=True)
+    if "<unk>" in contents:
         return NONE
-    if ctx.doc.present("pre_tokenizer"):
-        if isinstance(upstream_handle(ctx.doc.raw), Refused | Crashed):
-            return NONE
-        words = ctx.replay.words("upstream", document_text(ctx.doc.raw), text)
-    else:
-        words = [text]
-    if not words or not all(
-            len(word.encode("utf-8", "surrogatepass")) >= 2
-            and any(_has_no_token(ctx, char) for char in set(word)) for word in words):
+    pieces = re.split("(" + "|".join(map(re.escape, contents)) + ")", obs.input) \
+        if contents else [obs.input]
+    kept = [piece for index, piece in enumerate(pieces)
+            if index % 2 == 1 or not (len(piece.encode("utf-8", "surrogatepass")) >= 2
+                                      and any(_has_no_token(ctx, c) for c in set(piece)))]
+    if len(kept) == len(pieces):
         return NONE
-    emptied = dataclasses.replace(obs, input="")
+    emptied = dataclasses.replace(obs, input="".join(kept))
     return yes(same_answer(obs.subject, replay_on(ctx.doc.raw, emptied)))
 
 
@@ -413,6 +409,37 @@ def model_unk_id(document: dict[str, Any]) -> int | None:
     found = vocab.get("<unk>") if isinstance(vocab, dict) else None
     return found if isinstance(found, int) else None
 
+def _regex_split(step: Any) -> bool:
+    return (isinstance(step, dict) and step.get("type") == "Split"
+            and isinstance(step.get("pattern"), dict) and "Regex" in step["pattern"]
+            and step.get("invert") is False)
+
+
+def _matches_kept(step: Any) -> Any:
+    """A pre-tokenizer step as the library reads it: a Split with a Regex pattern keeps
+    its matches alone, each a piece (upstream's Removed with the pattern inverted)."""
+    if _regex_split(step):
+        return {**step, "behavior": "Removed", "invert": True}
+    if isinstance(step, dict) and step.get("type") == "Sequence" \
+            and isinstance(step.get("pretokenizers"), list):
+        return {**step, "pretokenizers": [_matches_kept(s) for s in step["pretokenizers"]]}
+    return step
+
+
+def split_regex_keeps_only_matches(ctx: Context, div: Divergence) -> frozenset[int]:
+    """A Split pre-tokenizer with a Regex pattern keeps only the text its regex matches,
+    whatever the behaviour (tiktoken's find-all): the text between matches is dropped.
+    Upstream keeps it as pieces (Isolated, MergedWith*), or drops the matches (Removed).
+    Checked: a step of the pre-tokenizer is such a Split (not inverted), and upstream
+    replayed with each such step Removed and inverted (its matches kept, each a piece)
+    answers exactly the subject's ids."""
+    obs = div.observation
+    if not (obs.operation == "encode" and isinstance(obs.subject, Encoded)
+            and any(_regex_split(step) for step in ctx.doc.steps("pre_tokenizer"))):
+        return NONE
+    document = {**ctx.doc.raw, "pre_tokenizer": _matches_kept(ctx.doc.raw["pre_tokenizer"])}
+    return yes(same_answer(obs.subject, replay_on(document, obs)))
+
 _ALL: Final[tuple[Callable[[Context, Divergence], frozenset[int]], ...]] = (
     unsupported("decoder"),
     unsupported("pre_tokenizer"),
@@ -432,5 +459,6 @@ _ALL: Final[tuple[Callable[[Context, Divergence], frozenset[int]], ...]] = (
     decode_not_utf8_raises,
     unknown_character_drops_piece,
     unknown_character_is_added_unk,
+    split_regex_keeps_only_matches,
 )
 RECOGNISERS: dict[str, Predicate] = {function.__name__: replaying(function) for function in _ALL}
