@@ -335,11 +335,11 @@ def unknown_character_drops_piece(ctx: Context, div: Divergence) -> frozenset[in
     logs nothing and returns an empty list for the piece, where upstream gives the unk
     token for the character (or drops the character alone where the model has none, or
     refuses the encode when the unk token is not in the vocabulary). Read where the text
-    between added tokens is a piece each: no normalizer, no pre-tokenizer; and no added
-    token is "<unk>" (with one, the library gives its id for such a character instead:
-    not this entry). Checked: a piece has such a character, and upstream replayed on the
-    text without those pieces (the added tokens alone where every piece goes) answers
-    exactly the subject's ids."""
+    between added tokens is a piece each: no normalizer, no pre-tokenizer. (Where an
+    added token is "<unk>" the library may give its id for such a character instead:
+    unknown-character-is-added-unk; the replay tells which.) Checked: a piece has such a
+    character, and upstream replayed on the text without those pieces (the added tokens
+    alone where every piece goes) answers exactly the subject's ids."""
     obs = div.observation
     if not (obs.operation == "encode" and isinstance(obs.subject, Encoded)
             and isinstance(obs.input, str) and obs.option("pair") is None
@@ -349,8 +349,6 @@ def unknown_character_drops_piece(ctx: Context, div: Divergence) -> frozenset[in
     contents = sorted({entry["content"] for entry in ctx.doc.added_tokens
                        if isinstance(entry.get("content"), str) and entry["content"]},
                       key=len, reverse=True)
-    if "<unk>" in contents:
-        return NONE
     pieces = re.split("(" + "|".join(map(re.escape, contents)) + ")", obs.input) \
         if contents else [obs.input]
     kept = [piece for index, piece in enumerate(pieces)
