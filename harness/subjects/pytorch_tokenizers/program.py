@@ -10,7 +10,9 @@ absent: tokens, offsets, masks, type ids and pairs. A failed load raises a bare
 ``RuntimeError("Failed to load HF tokenizer")``; the reason is only logged (to file
 descriptor 2), so the adapter reads that log around each call and makes the refusal's rule
 its last line without the source position. A ``RuntimeError`` of encode or decode
-(a non-Ok ``Error`` unwrapped) is a refusal too; a C++ abort ends the process.
+(a non-Ok ``Error`` unwrapped) is a refusal too, and so is the ``UnicodeDecodeError`` of a
+decode whose bytes are not UTF-8 (the binding converts them to a str); a C++ abort ends
+the process.
 """
 
 from __future__ import annotations
@@ -41,6 +43,8 @@ from pyprogram import RefusalError, serve  # type: ignore[import-not-found]  # n
 T = TypeVar("T")
 #: A log line of the library: ``E tokenizers:hf_tokenizer.cpp:158] message``.
 _LOG_LINE = re.compile(r"^[DIWE] tokenizers:[\w.]+:\d+\] ?(.*)$")
+#: The rule of a decode whose bytes the binding cannot return as a str.
+NOT_UTF8 = "UnicodeDecodeError: the decoded bytes are not UTF-8"
 
 
 def logged(call: Callable[[], T]) -> tuple[T | None, BaseException | None, list[str]]:
@@ -104,6 +108,10 @@ class Adapter:
 
     def decode(self, tokenizer: Any, ids: list[int], *, skip_special_tokens: bool) -> str:
         text, error, log = logged(lambda: tokenizer.decode_batch(ids, skip_special_tokens))
+        if isinstance(error, UnicodeDecodeError):
+            # The binding turns the decoded bytes into a str: bytes that are not UTF-8
+            # (a byte-level token alone) raise, which is how a caller sees that decode.
+            raise RefusalError(NOT_UTF8, str(error))
         if error is not None:
             if isinstance(error, RuntimeError):
                 raise refusal(error, log)

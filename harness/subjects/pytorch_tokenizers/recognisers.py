@@ -14,7 +14,7 @@ from __future__ import annotations
 import dataclasses
 import re
 from collections.abc import Callable
-from typing import Final
+from typing import Any, Final
 
 from ...core.outcome import Crashed, Decoded, Encoded, Loaded, Outcome, Refused
 from ...judge.compare import Divergence
@@ -227,6 +227,217 @@ def decode_of_unknown_id_refused(ctx: Context, div: Divergence) -> frozenset[int
     return yes(named is not None and bool(unknown) and int(named.group(1)) == unknown[0])
 
 
+def _all_added_special(ctx: Context) -> dict[str, Any]:
+    """The document with every added token ``special: true`` (written once per document:
+    the memo keeps the same object, so the replay's text cache finds it)."""
+    def derive() -> dict[str, Any]:
+        added = [{**entry, "special": True} if isinstance(entry, dict) else entry
+                 for entry in ctx.doc.raw.get("added_tokens") or ()]
+        return {**ctx.doc.raw, "added_tokens": added}
+
+    return ctx.doc.memo("pytorch-tokenizers/all-added-special", derive)
+
+
+def skips_every_added_token(ctx: Context, div: Divergence) -> frozenset[int]:
+    """Decode with ``skip_special_tokens`` skips every added token, ``special: false``
+    ones too (the library keeps one map of added tokens, all of them special to it);
+    upstream skips only the special ones. Checked: the decode skips, its input holds the
+    declared id of an added token marked ``special: false``, and upstream replayed with
+    every added token special answers exactly the subject's text."""
+    obs = div.observation
+    if not (obs.operation == "decode" and isinstance(obs.input, tuple)
+            and isinstance(obs.subject, Decoded) and obs.option("skip_special_tokens")):
+        return NONE
+    plain = {entry["id"] for entry in ctx.doc.added_tokens
+             if entry.get("special") is not True and isinstance(entry.get("id"), int)}
+    if plain.isdisjoint(obs.input):
+        return NONE
+    return yes(same_answer(obs.subject, replay_on(_all_added_special(ctx), obs)))
+
+
+def _unbuildable(ctx: Context) -> dict[str, Any] | None:
+    """The document without the merges the library drops: its BPE table leaves out every
+    vocabulary entry whose id is an added token's, so a merge with such an entry as a side
+    or as its result is never applied. None where no merge is dropped. Derived once per
+    document (a real file's merges walked once)."""
+    def derive() -> dict[str, Any] | None:
+        added = {entry["id"] for entry in ctx.doc.added_tokens
+                 if isinstance(entry.get("id"), int)}
+        hidden = {piece for piece, number in ctx.doc.vocab.items() if number in added}
+        merges = ctx.doc.merges
+        if not hidden or not isinstance(merges, list):
+            return None
+        kept = []
+        for merge in merges:
+            sides = merge.split(" ") if isinstance(merge, str) else merge
+            if not (isinstance(sides, list) and len(sides) == 2
+                    and all(isinstance(side, str) for side in sides)):
+                return None
+            if sides[0] in hidden or sides[1] in hidden or sides[0] + sides[1] in hidden:
+                continue
+            kept.append(merge)
+        if len(kept) == len(merges):
+            return None
+        return with_model(ctx.doc.raw, merges=kept)
+
+    return ctx.doc.memo("pytorch-tokenizers/unbuildable", derive)
+
+
+def added_token_never_merged(ctx: Context, div: Divergence) -> frozenset[int]:
+    """A vocabulary entry whose id is an added token's is left out of the library's BPE
+    table, so the BPE never builds it (nor merges from it): Gemma 3's "▁▁" (an added
+    token, normalized: false, so not matched in the raw text "  ") is "▁", "▁" in the
+    library and "▁▁" upstream, which merges "▁" "▁". Checked: the document has such an
+    entry and a merge that builds or uses one, and upstream replayed without those merges
+    answers exactly the subject's ids."""
+    obs = div.observation
+    if not (obs.operation == "encode" and isinstance(obs.subject, Encoded)
+            and ctx.doc.model.get("type") == "BPE"):
+        return NONE
+    document = _unbuildable(ctx)
+    return yes(document is not None and same_answer(obs.subject, replay_on(document, obs)))
+
+
+#: The rule program.py gives a decode whose bytes the binding cannot return as a str.
+_NOT_UTF8: Final = "UnicodeDecodeError: the decoded bytes are not UTF-8"
+
+
+def decode_not_utf8_raises(ctx: Context, div: Divergence) -> frozenset[int]:
+    """A decode whose bytes are not UTF-8 (a byte-level token that is part of a
+    character, alone): the binding converts the C++ string to a str and raises
+    ``UnicodeDecodeError``; upstream decodes lossily, with U+FFFD. Checked: the refusal
+    is that one, the decoder has a step that gives bytes (ByteLevel, ByteFallback), and
+    upstream's text has a U+FFFD."""
+    obs = div.observation
+    if not (obs.operation == "decode" and isinstance(obs.subject, Refused)
+            and obs.subject.rule == _NOT_UTF8 and isinstance(obs.upstream, Decoded)):
+        return NONE
+    return yes("\ufffd" in obs.upstream.text
+               and bool({"ByteLevel", "ByteFallback"} & set(ctx.doc.step_types("decoder"))))
+
+
+def _has_no_token(ctx: Context, char: str) -> bool:
+    """The library's BPE has no token for ``char``: not a vocabulary entry of its table
+    (an added token's id leaves it out), nor with byte_fallback a ``<0xNN>`` for each of
+    its bytes."""
+    added = {entry.get("id") for entry in ctx.doc.added_tokens}
+    if char in ctx.doc.vocab and ctx.doc.vocab[char] not in added:
+        return False
+    pieces = [f"<0x{byte:02X}>" for byte in char.encode("utf-8", "surrogatepass")]
+    return not (ctx.doc.model.get("byte_fallback") is True
+                and all(p in ctx.doc.vocab and ctx.doc.vocab[p] not in added
+                        for p in pieces))
+
+
+def unknown_character_drops_piece(ctx: Context, div: Divergence) -> frozenset[int]:
+    """A piece of more than one byte holding a character the BPE has no token for (no
+    vocabulary entry, no byte-fallback tokens) gives no ids at all: the library's BPE
+    logs nothing and returns an empty list for the piece, where upstream gives the unk
+    token for the character (or drops the character alone where the model has none, or
+    refuses the encode when the unk token is not in the vocabulary). Read where the text
+    between added tokens is a piece each: no normalizer, no pre-tokenizer. (Where an
+    added token is "<unk>" the library may give its id for such a character instead:
+    unknown-character-is-added-unk; the replay tells which.) Checked: a piece has such a
+    character, and upstream replayed on the text without those pieces (the added tokens
+    alone where every piece goes) answers exactly the subject's ids."""
+    obs = div.observation
+    if not (obs.operation == "encode" and isinstance(obs.subject, Encoded)
+            and isinstance(obs.input, str) and obs.option("pair") is None
+            and ctx.doc.model.get("type") == "BPE" and not ctx.doc.present("normalizer")
+            and not ctx.doc.present("pre_tokenizer")):
+        return NONE
+    contents = sorted({entry["content"] for entry in ctx.doc.added_tokens
+                       if isinstance(entry.get("content"), str) and entry["content"]},
+                      key=len, reverse=True)
+    pieces = re.split("(" + "|".join(map(re.escape, contents)) + ")", obs.input) \
+        if contents else [obs.input]
+    kept = [piece for index, piece in enumerate(pieces)
+            if index % 2 == 1 or not (len(piece.encode("utf-8", "surrogatepass")) >= 2
+                                      and any(_has_no_token(ctx, c) for c in set(piece)))]
+    if len(kept) == len(pieces):
+        return NONE
+    emptied = dataclasses.replace(obs, input="".join(kept))
+    return yes(same_answer(obs.subject, replay_on(ctx.doc.raw, emptied)))
+
+
+def _added_unk(ctx: Context) -> dict[str, Any] | None:
+    """The document as the library reads a character without a token, where an added
+    token is ``<unk>``: the model's ``unk_token`` that token, unfused, and with
+    ``byte_fallback`` every missing ``<0xNN>`` a vocabulary entry with its id (so a byte
+    without a token is that token, byte by byte); without the dropout the library
+    ignores. None where no added token is ``<unk>``. Derived once per document."""
+    def derive() -> dict[str, Any] | None:
+        number = next((entry.get("id") for entry in ctx.doc.added_tokens
+                       if entry.get("content") == "<unk>"), None)
+        if not isinstance(number, int) or ctx.doc.vocab.get("<unk>") != number:
+            return None
+        changes: dict[str, Any] = {"unk_token": "<unk>", "fuse_unk": False, "dropout": None}
+        if ctx.doc.model.get("byte_fallback") is True:
+            vocab = dict(ctx.doc.vocab)
+            for byte in range(256):
+                vocab.setdefault(f"<0x{byte:02X}>", number)
+            changes["vocab"] = vocab
+        return with_model(ctx.doc.raw, **changes)
+
+    return ctx.doc.memo("pytorch-tokenizers/added-unk", derive)
+
+
+def unknown_character_is_added_unk(ctx: Context, div: Divergence) -> frozenset[int]:
+    """Where an added token is ``<unk>``, a character the BPE has no token for is that
+    token, whatever the model's ``unk_token`` and ``fuse_unk``: once, or with
+    ``byte_fallback`` once per UTF-8 byte that has no ``<0xNN>`` token; upstream gives
+    the model's unk token once per character (fused), or refuses the encode when it is not
+    in the vocabulary. Checked: the subject's ids hold that token's id, and upstream
+    replayed on the document with ``unk_token`` "<unk>" unfused and, with
+    ``byte_fallback``, every missing ``<0xNN>`` entry given that id (and without the
+    dropout the library ignores) answers exactly the subject's ids."""
+    obs = div.observation
+    if not (obs.operation == "encode" and isinstance(obs.subject, Encoded)
+            and ctx.doc.model.get("type") == "BPE"):
+        return NONE
+    document = _added_unk(ctx)
+    if document is None or model_unk_id(document) not in obs.subject.ids:
+        return NONE
+    return yes(same_answer(obs.subject, replay_on(document, obs)))
+
+
+def model_unk_id(document: dict[str, Any]) -> int | None:
+    """The vocabulary id of the ``<unk>`` entry of a rewritten document."""
+    vocab = document["model"].get("vocab")
+    found = vocab.get("<unk>") if isinstance(vocab, dict) else None
+    return found if isinstance(found, int) else None
+
+def _regex_split(step: Any) -> bool:
+    return (isinstance(step, dict) and step.get("type") == "Split"
+            and isinstance(step.get("pattern"), dict) and "Regex" in step["pattern"]
+            and step.get("invert") is False)
+
+
+def _matches_kept(step: Any) -> Any:
+    """A pre-tokenizer step as the library reads it: a Split with a Regex pattern keeps
+    its matches alone, each a piece (upstream's Removed with the pattern inverted)."""
+    if _regex_split(step):
+        return {**step, "behavior": "Removed", "invert": True}
+    if isinstance(step, dict) and step.get("type") == "Sequence" \
+            and isinstance(step.get("pretokenizers"), list):
+        return {**step, "pretokenizers": [_matches_kept(s) for s in step["pretokenizers"]]}
+    return step
+
+
+def split_regex_keeps_only_matches(ctx: Context, div: Divergence) -> frozenset[int]:
+    """A Split pre-tokenizer with a Regex pattern keeps only the text its regex matches,
+    whatever the behaviour (tiktoken's find-all): the text between matches is dropped.
+    Upstream keeps it as pieces (Isolated, MergedWith*), or drops the matches (Removed).
+    Checked: a step of the pre-tokenizer is such a Split (not inverted), and upstream
+    replayed with each such step Removed and inverted (its matches kept, each a piece)
+    answers exactly the subject's ids."""
+    obs = div.observation
+    if not (obs.operation == "encode" and isinstance(obs.subject, Encoded)
+            and any(_regex_split(step) for step in ctx.doc.steps("pre_tokenizer"))):
+        return NONE
+    document = {**ctx.doc.raw, "pre_tokenizer": _matches_kept(ctx.doc.raw["pre_tokenizer"])}
+    return yes(same_answer(obs.subject, replay_on(document, obs)))
+
 _ALL: Final[tuple[Callable[[Context, Divergence], frozenset[int]], ...]] = (
     unsupported("decoder"),
     unsupported("pre_tokenizer"),
@@ -241,5 +452,11 @@ _ALL: Final[tuple[Callable[[Context, Divergence], frozenset[int]], ...]] = (
     end_of_word_suffix_ignored,
     declared_added_id_kept,
     decode_of_unknown_id_refused,
+    skips_every_added_token,
+    added_token_never_merged,
+    decode_not_utf8_raises,
+    unknown_character_drops_piece,
+    unknown_character_is_added_unk,
+    split_regex_keeps_only_matches,
 )
 RECOGNISERS: dict[str, Predicate] = {function.__name__: replaying(function) for function in _ALL}
