@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Final
 
 from ..npm_tarball import Pinned, install
+from ..npm_tarball import node_modules as npm_node_modules
 from ..registry import SubjectUnavailableError
 
 NAME: Final = "kitoken-npm"
@@ -41,3 +42,9 @@ def command(root: Path | None = None) -> list[str]:
     script = resources.files(__package__).joinpath(SCRIPT)
     with resources.as_file(script) as path:
         return [node, str(path), str(package.resolve())]
+
+
+def node_modules(root: Path | None = None) -> Path:
+    """A ``node_modules`` folder holding the package as ``kitoken``, for the findings'
+    ``js`` blocks (``harness.subjects.reproducers``)."""
+    return npm_node_modules(PIN, root)
