@@ -179,6 +179,13 @@ def uncovered_bytes_walked(document: dict[str, Any], obs: Observation,
     return uncovered.walked(document, outcome)
 
 
+def backtracked(document: dict[str, Any], obs: Observation, outcome: Outcome | None
+                ) -> Outcome | None:
+    """Upstream's answer on ``uncovered.marked``'s document, each segment encoded again
+    by tokie's backtracking encoder (``backtracking.py``) from its bytes."""
+    return uncovered.walked(document, outcome, port=True)
+
+
 def _every_document(document: dict[str, Any]) -> dict[str, Any]:
     return document
 
@@ -214,6 +221,8 @@ READINGS: Final = Readings({
     "uncovered_bytes_dropped_by_sentencepiece_encoder": Reading(
         uncovered.marked, ENCODE, answer=uncovered_bytes_walked,
         when=uncovered.drops_uncovered),
+    "backtracking_encoder_on_vocab": Reading(
+        uncovered.marked, ENCODE, answer=backtracked, when=uncovered.backtracks),
     "tokens_from_bytes": Reading(_every_document, ENCODE, answer=tokens_from_bytes),
 }, tiers=("ids", "tokens", "special_mask", "type_ids", "attention_mask"))
 

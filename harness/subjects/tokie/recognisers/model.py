@@ -185,6 +185,15 @@ def sentencepiece_encoder(document: dict[str, Any]) -> bool:
         "Metaspace", "MetaspaceReplace")
 
 
+@per_document
+def backtracking_on_vocab(document: dict[str, Any]) -> bool:
+    """tokie loads the file on its vocab-defined path with its backtracking encoder: no
+    Metaspace normalizer detected (its SentencePiece encoder) and no ByteLevel decoder (its
+    simple encoder): hf.rs ``load_vocab_defined_bpe``."""
+    return not topological(document) and not sentencepiece_encoder(document) \
+        and not bytelevel_decoder(document)
+
+
 #: What ``decoded`` gives where tokie's Metaspace decode meets a token whose bytes are not
 #: UTF-8 (its decode is then None): bytes that are not UTF-8 either.
 NOT_UTF8: Final = b"\xff"
