@@ -16,7 +16,7 @@ from ....core.observation import Observation
 from ....core.outcome import Crashed, Decoded, Encoded, Outcome, Refused
 from ....judge.compare import Divergence
 from ....judge.predicates import NONE, Context, Predicate
-from ...kitoken.recognisers.readings import ENCODE, Reading, Readings
+from ...kitoken.recognisers.readings import ENCODE, Reading, Readings, with_option
 from ...transformers_js.recognisers.replay import model_of, replaying, with_model, yes
 from . import model, uncovered
 
@@ -186,6 +186,116 @@ def backtracked(document: dict[str, Any], obs: Observation, outcome: Outcome | N
     return uncovered.walked(document, outcome, port=True)
 
 
+_REPLACE_SPACE: Final = {"type": "Replace", "pattern": {"String": " "}, "content": "\u2581"}
+#: tokie's normalizers that upstream expresses exactly (hf.rs ``detect_normalizer``, the
+#: names of ``model.detected_normalizer``), for the document's normalizer. tokie's
+#: Metaspace detected from a Prepend + Replace Sequence is that pair; detected from a
+#: Metaspace pre-tokenizer (prepend_scheme "first") it is " " as "▁" and a "▁" prepended
+#: unless the text starts with " " or "▁" (measured on tokie 0.1.4): made on the request.
+_NORMALIZERS: Final[dict[str, dict[str, Any] | None]] = {
+    "None": None,
+    "NFC": {"type": "NFC"},
+    "MetaspaceReplace": _REPLACE_SPACE,
+}
+_PREPEND_REPLACE: Final = {"type": "Sequence", "normalizers": [
+    {"type": "Prepend", "prepend": "\u2581"}, _REPLACE_SPACE]}
+
+
+def _metaspace_steps(document: dict[str, Any]) -> list[dict[str, Any]]:
+    pre = document.get("pre_tokenizer")
+    steps = [pre] if isinstance(pre, dict) else []
+    if isinstance(pre, dict) and pre.get("type") == "Sequence":
+        steps = [p for p in pre.get("pretokenizers") or () if isinstance(p, dict)]
+    return [p for p in steps if p.get("type") == "Metaspace"]
+
+
+def _metaspace_from_pre_tokenizer(document: dict[str, Any]) -> bool | None:
+    """Where tokie detects its Metaspace normalizer: True from a Metaspace pre-tokenizer
+    (each one prepending "first", "▁" its replacement), False from a Prepend + Replace
+    Sequence, None from anything else (not modelled)."""
+    normalizer = document.get("normalizer")
+    steps = normalizer.get("normalizers") if isinstance(normalizer, dict) \
+        and normalizer.get("type") == "Sequence" else None
+    if isinstance(steps, list) and {"type": "Prepend", "prepend": "\u2581"} in steps \
+            and _REPLACE_SPACE in steps and not any(
+                isinstance(n, dict) and n.get("type") == "Precompiled" for n in steps):
+        return False
+    metaspace = _metaspace_steps(document)
+    if metaspace and all(p.get("prepend_scheme") == "first"
+                         and p.get("replacement") == "\u2581" for p in metaspace):
+        return True
+    return None
+
+
+def normalizer_by_detection(document: dict[str, Any]) -> dict[str, Any] | None:
+    """tokie does not run the file's normalizer: it detects one of its own from the file
+    (``model.detected_normalizer``). The document with upstream's equivalent in its place
+    (None where tokie's is not expressible, or is the file's already)."""
+    detected = model.detected_normalizer(document)
+    if model.sentencepiece_encoder(document):
+        return None  # (its SentencePiece encoder cuts the text at "▁" its own way)
+    if detected == "Metaspace":
+        source = _metaspace_from_pre_tokenizer(document)
+        if source is None:
+            return None
+        normalizer: dict[str, Any] | None = _REPLACE_SPACE if source else _PREPEND_REPLACE
+    elif detected in _NORMALIZERS:
+        normalizer = _NORMALIZERS[detected]
+    else:
+        return None
+    if normalizer == document.get("normalizer") and not (
+            detected == "Metaspace" and _metaspace_from_pre_tokenizer(document)):
+        return None
+    return {**document, "normalizer": normalizer}
+
+
+def _texts(obs: Observation) -> list[str]:
+    pair = obs.option("pair")
+    return [t for t in (obs.input, pair) if isinstance(t, str)]
+
+
+def normalizes_whole_texts(document: dict[str, Any], obs: Observation) -> bool:
+    """Where tokie's normalizer is its Metaspace one from a Metaspace pre-tokenizer (a
+    prepend made on the request), the texts hold no added token's content: how tokie
+    prepends "▁" to the segments around an added token is not modelled (measured on
+    tokie 0.1.4, it is not upstream's)."""
+    if model.detected_normalizer(document) != "Metaspace" \
+            or not _metaspace_from_pre_tokenizer(document):
+        return True
+    contents = [str(e.get("content")) for e in document.get("added_tokens") or ()
+                if isinstance(e, dict) and e.get("content")]
+    return not any(c in text for text in _texts(obs) for c in contents)
+
+
+def metaspace_prepended(document: dict[str, Any], obs: Observation) -> Observation:
+    """tokie's Metaspace prepend (detected from a Metaspace pre-tokenizer), made on the
+    texts: "▁" before a text that does not start with " " or "▁" (the rest of its
+    normalizer, " " as "▁", is the document's)."""
+    if model.detected_normalizer(document) != "Metaspace" \
+            or not _metaspace_from_pre_tokenizer(document):
+        return obs
+
+    def prepended(text: str) -> str:
+        return text if text[:1] in (" ", "\u2581") else "\u2581" + text
+
+    changed = obs
+    if isinstance(obs.input, str):
+        changed = Observation(obs.track, obs.operation, prepended(obs.input), obs.options,
+                              obs.subject, obs.upstream)
+    pair = obs.option("pair")
+    return with_option(changed, "pair", prepended(pair)) if isinstance(pair, str) else changed
+
+
+def pre_tokenizer_by_detection(document: dict[str, Any]) -> dict[str, Any] | None:
+    """Where tokie detects no pre-tokenizer in the file (``model.pretokenizer_type``: a
+    Metaspace, a Whitespace, a Sequence without ByteLevel or a regex Split...) it runs
+    none: the document without its pre-tokenizer."""
+    if model.pretokenizer_type(document) != "None" or document.get("pre_tokenizer") is None \
+            or model.sentencepiece_encoder(document):
+        return None  # (its SentencePiece encoder cuts the text its own way: not modelled)
+    return {**document, "pre_tokenizer": None}
+
+
 def _every_document(document: dict[str, Any]) -> dict[str, Any]:
     return document
 
@@ -215,13 +325,20 @@ READINGS: Final = Readings({
     "vocabulary_as_gpt2_bytes": Reading(vocabulary_as_gpt2_bytes, ENCODE),
     "merges_by_id": Reading(merges_by_id, ENCODE),
     "unknown_dropped": Reading(unknown_dropped, ENCODE),
+    # tokie's own normalizer, detected from the file's normalizer and pre-tokenizer (before
+    # the next reading takes the pre-tokenizer off), then the file without the
+    # pre-tokenizer tokie does not run (before the readings that mark uncovered bytes).
+    "normalizer_by_detection": Reading(normalizer_by_detection, ENCODE,
+                                       request=metaspace_prepended,
+                                       when=normalizes_whole_texts),
+    "pre_tokenizer_by_detection": Reading(pre_tokenizer_by_detection, ENCODE),
     "uncovered_bytes_take_the_next_token": Reading(
         uncovered.marked, ENCODE, answer=uncovered_bytes_walked,
         when=uncovered.walks_bytes),
     "uncovered_bytes_dropped_by_sentencepiece_encoder": Reading(
         uncovered.marked, ENCODE, answer=uncovered_bytes_walked,
         when=uncovered.drops_uncovered),
-    "backtracking_encoder_on_vocab": Reading(
+    "backtracking_encoder": Reading(
         uncovered.marked, ENCODE, answer=backtracked, when=uncovered.backtracks),
     "tokens_from_bytes": Reading(_every_document, ENCODE, answer=tokens_from_bytes),
 }, tiers=("ids", "tokens", "special_mask", "type_ids", "attention_mask"))

@@ -171,6 +171,32 @@ def detected_normalizer(document: dict[str, Any]) -> str:
     return "Metaspace" if metaspace else "None"
 
 
+@per_document
+def pretokenizer_type(document: dict[str, Any]) -> str:
+    """hf.rs ``detect_pretokenizer_type`` and ``apply_regex_fallback``, coarsely: "None"
+    where tokie has no pre-tokenizer at all (it then normalizes and encodes each segment
+    between added tokens whole), "regex" where it splits by the file's Split patterns,
+    else the family it picks ("Gpt2", "Cl100k", ...: a ByteLevel step)."""
+    pre = document.get("pre_tokenizer")
+    if not isinstance(pre, dict):
+        return "None"
+    kind = pre.get("type")
+    if kind == "ByteLevel":
+        return "Gpt2"
+    if kind == "Sequence":
+        steps = [p for p in pre.get("pretokenizers") or () if isinstance(p, dict)]
+        if any(p.get("type") == "ByteLevel" for p in steps):
+            return "ByteLevel-family"
+        if any(p.get("type") == "Split" and isinstance(p.get("pattern"), dict)
+               and isinstance(p["pattern"].get("Regex"), str) for p in steps):
+            return "regex"
+        return "None"
+    if kind == "Split" and isinstance(pre.get("pattern"), dict) \
+            and isinstance(pre["pattern"].get("Regex"), str):
+        return "regex"
+    return "None"
+
+
 def _replaces_space(step: dict[str, Any]) -> bool:
     pattern = step.get("pattern")
     return step.get("type") == "Replace" and isinstance(pattern, dict) and \

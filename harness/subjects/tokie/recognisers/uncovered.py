@@ -38,6 +38,8 @@ def _pre_steps(step: Any) -> list[Any]:
 
 
 def _walks_whole_segment(document: dict[str, Any]) -> bool:
+    if model.pretokenizer_type(document) == "None":
+        return True  # tokie runs none: the reading pre_tokenizer_by_detection takes it off
     return all(step is None or (isinstance(step, dict) and step.get("type") in _WALKED
                                 and step.get("behavior") != "Removed")
                for step in _pre_steps(document.get("pre_tokenizer")))
@@ -78,10 +80,18 @@ def walks_bytes(document: dict[str, Any], obs: Observation) -> bool:
 
 
 def backtracks(document: dict[str, Any], obs: Observation) -> bool:
-    """tokie loads the file on its vocab-defined path with its backtracking encoder (no
-    Metaspace normalizer detected, no ByteLevel decoder: hf.rs ``load_vocab_defined_bpe``),
-    whose tables ``backtracking.py`` builds (tokie's loader does not panic on them)."""
-    return model.backtracking_on_vocab(document) and backtracking.tables(document) is not None
+    """tokie encodes each segment between added tokens whole with its backtracking encoder
+    (ported in ``backtracking.py``), where upstream's tokens cannot be walked: on its
+    vocab-defined path (no Metaspace normalizer detected, no ByteLevel decoder: hf.rs
+    ``load_vocab_defined_bpe``), or on its byte-level path (hf.rs ``load_byte_level_bpe``)
+    with a pre-tokenizer in the file that tokie does not run. Either way tokie runs no
+    pre-tokenizer (``model.pretokenizer_type``). (On the byte-level path without a
+    pre-tokenizer ``walks_bytes`` walks the uncovered bytes among upstream's tokens.)"""
+    if model.pretokenizer_type(document) != "None" or not (
+            model.backtracking_on_vocab(document) or (
+                model.topological(document) and document.get("pre_tokenizer") is not None)):
+        return False
+    return backtracking.tables(document) is not None
 
 
 def _leftmost_longest(units: bytes, start: int, table: dict[bytes, int], longest: int
