@@ -15,10 +15,10 @@ from typing import Any, Final
 from ....core.observation import Observation
 from ....core.outcome import Crashed, Decoded, Encoded, Outcome, Refused
 from ....judge.compare import Divergence
-from ....judge.predicates import NONE, Context, Predicate
+from ....judge.predicates import ALL, NONE, Context, Predicate
 from ...kitoken.recognisers.readings import ENCODE, Reading, Readings, with_option
 from ...transformers_js.recognisers.replay import model_of, replaying, with_model, yes
-from . import model, uncovered
+from . import backtracking, model, uncovered
 
 #: Where tokie 0.1.4 panics, measured: (the operation, its source file; one unchecked
 #: index per file, at a line or two: sentencepiece.rs:469-470, vocab.rs:76-83).
@@ -41,6 +41,55 @@ def panics_at(operation: str, site: str) -> Predicate:
     source = site.removesuffix(".rs")
     recognise.__name__ = "panics_in_" + re.sub(r"\W", "_", source)
     return recognise
+
+
+_ENCODE_PANIC: Final = re.compile(r"panicked at crates/tokie/src/encoder/backtracking\.rs:"
+                                  r"\d+:\d+: index out of bounds")
+
+
+def _pieces(document: dict[str, Any], text: str) -> list[str]:
+    """The text cut at every added token's content (tokie matches them in the raw text,
+    contents of one byte left out: hf.rs ``extract_added_tokens``)."""
+    contents = sorted({str(e["content"]) for e in document.get("added_tokens") or ()
+                       if isinstance(e, dict) and isinstance(e.get("content"), str)
+                       and len(e["content"].encode("utf-8", "surrogatepass")) > 1},
+                      key=len, reverse=True)
+    if not contents:
+        return [text]
+    return [p for p in re.split("|".join(map(re.escape, contents)), text) if p]
+
+
+def panics_in_backtracking_encode(ctx: Context, div: Divergence) -> frozenset[int]:
+    """tokie panics encoding (an index out of bounds in ``encoder/backtracking.rs``) where
+    its backtracking encoder, ported (``backtracking.py``), indexes past its tables: its
+    split table holds the file's ids, indexed by position, so an id at or past the
+    vocabulary's size (ids with a gap) is read past its end. Checked: the subject died
+    with that message, tokie reads the text as it is (no normalizer, no pre-tokenizer
+    detected) on a path of that encoder, and the port raises IndexError on a piece of the
+    text between added tokens."""
+    obs = div.observation
+    subject = obs.subject
+    document = ctx.doc.raw
+    if not (obs.operation == "encode" and isinstance(subject, Crashed)
+            and _ENCODE_PANIC.search(subject.message) is not None
+            and model_of(document).get("type") == "BPE"
+            and model.detected_normalizer(document) == "None"
+            and model.pretokenizer_type(document) == "None"
+            and (model.topological(document) or model.backtracking_on_vocab(document))):
+        return NONE
+    tables = backtracking.tables(document)
+    if tables is None:
+        return NONE
+    pair = obs.option("pair")
+    for text in (t for t in (obs.input, pair) if isinstance(t, str)):
+        for piece in _pieces(document, text):
+            try:
+                backtracking.encode(tables, piece.encode("utf-8", "surrogatepass"))
+            except IndexError:
+                return ALL
+            except backtracking.EndlessError:
+                continue
+    return NONE
 
 
 def _decode_model(ctx: Context, div: Divergence, with_decoder: bool) -> frozenset[int]:
@@ -346,6 +395,7 @@ READINGS: Final = Readings({
 
 RECOGNISERS: dict[str, Predicate] = {function.__name__: replaying(function) for function in (
     *(panics_at(operation, site) for operation, site in PANICS),
+    panics_in_backtracking_encode,
     decodes_raw_tokens,
     decodes_raw_tokens_without_decoder,
     *READINGS.recognisers().values(),

@@ -30,6 +30,10 @@ MAX_CACHED_TOKEN_LEN: Final = 16
 NO_TOKEN: Final = 2**32 - 1
 
 
+class EndlessError(Exception):
+    """``is_valid_pair`` does not end on these tables (tokie loops forever)."""
+
+
 @dataclass(frozen=True)
 class Tables:
     """What ``BacktrackingBytePairEncoder::from_vocab_and_merges`` builds."""
@@ -146,12 +150,13 @@ def is_valid_pair(t: Tables, token1: int, token2: int) -> bool:
                 token1 = right
             else:
                 token2 = left
-    raise RecursionError("is_valid_pair does not end")  # tokie would loop forever
+    raise EndlessError(f"is_valid_pair({token1}, {token2}) does not end")
 
 
 def encode(t: Tables, text: bytes) -> list[int]:
     """backtracking.rs ``encode`` of one piece below the parallel threshold: the
-    positions of the tokens tokie emits."""
+    positions of the tokens tokie emits. Raises IndexError where tokie indexes past a
+    table (it panics) and ``EndlessError`` where it loops forever."""
     if not text:
         return []
     if len(text) <= MAX_CACHED_TOKEN_LEN and text in t.token_cache:

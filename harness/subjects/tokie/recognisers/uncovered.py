@@ -165,7 +165,11 @@ def _backtracked(document: dict[str, Any], outcome: Encoded, cut: Sequence[int]
         i = outcome.ids[index]
         units.extend(bytes([i - BYTE_MARKS]) if BYTE_MARKS <= i < BYTE_MARKS + 256
                      else model.token_bytes(document, table[i]))
-    return [("position", p) for p in backtracking.encode(tables, bytes(units))]
+    try:
+        found = backtracking.encode(tables, bytes(units))
+    except (IndexError, backtracking.EndlessError):
+        return [("fails", -1)]  # tokie panics or loops: no answer to compare
+    return [("position", p) for p in found]
 
 
 def _walk(document: dict[str, Any], outcome: Encoded, cut: Sequence[int], port: bool = False
@@ -222,6 +226,8 @@ def walked(document: dict[str, Any], outcome: Outcome | None, port: bool = False
     attention: list[int] = []
     for cut in _segments(document, outcome):
         steps = _walk(document, outcome, cut, port)
+        if ("fails", -1) in steps:
+            return None
         kind = outcome.type_ids[cut[0]] if outcome.type_ids else 0
         for what, value in steps:
             if what == "index":
