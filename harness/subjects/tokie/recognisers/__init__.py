@@ -224,8 +224,10 @@ def special_mask_by_id(document: dict[str, Any], obs: Observation, outcome: Outc
 def uncovered_bytes_walked(document: dict[str, Any], obs: Observation,
                            outcome: Outcome | None) -> Outcome | None:
     """Upstream's answer on ``uncovered.marked``'s document, each byte no token covers
-    given the next token tokie's encoder finds (``uncovered.walked``)."""
-    return uncovered.walked(document, outcome)
+    given the next token tokie's encoder finds (``uncovered.walked``); on its byte-level
+    path with no pre-tokenizer, tokie's whole backtracking encoder (``backtracking.py``)
+    on each segment's bytes, of which that walk is a part."""
+    return uncovered.walked(document, outcome, port=uncovered.ports_bytes(document))
 
 
 def backtracked(document: dict[str, Any], obs: Observation, outcome: Outcome | None

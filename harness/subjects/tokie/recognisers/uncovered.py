@@ -94,6 +94,13 @@ def backtracks(document: dict[str, Any], obs: Observation) -> bool:
     return backtracking.tables(document) is not None
 
 
+def ports_bytes(document: dict[str, Any]) -> bool:
+    """On tokie's byte-level path, with no pre-tokenizer run, the walk of the uncovered
+    bytes is tokie's backtracking encoder ported whole (``backtracking.py``)."""
+    return model.topological(document) and model.pretokenizer_type(document) == "None" \
+        and backtracking.tables(document) is not None
+
+
 def _leftmost_longest(units: bytes, start: int, table: dict[bytes, int], longest: int
                       ) -> tuple[int, int] | None:
     """The position of the leftmost-longest token of ``table`` in ``units[start:]`` and
