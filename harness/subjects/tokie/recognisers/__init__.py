@@ -64,8 +64,9 @@ def panics_in_backtracking_encode(ctx: Context, div: Divergence) -> frozenset[in
     its backtracking encoder, ported (``backtracking.py``), indexes past its tables: its
     split table holds the file's ids, indexed by position, so an id at or past the
     vocabulary's size (ids with a gap) is read past its end. Checked: the subject died
-    with that message, tokie reads the text as it is (no normalizer, no pre-tokenizer
-    detected) on a path of that encoder, and the port raises IndexError on a piece of the
+    with that message, tokie reads the text as it is (no normalizer, or the file's
+    Prepend "▁" + Replace " " pair, and no pre-tokenizer detected) on a path of that
+    encoder, and the port raises IndexError on a piece of the
     text between added tokens."""
     obs = div.observation
     subject = obs.subject
@@ -73,7 +74,8 @@ def panics_in_backtracking_encode(ctx: Context, div: Divergence) -> frozenset[in
     if not (obs.operation == "encode" and isinstance(subject, Crashed)
             and _ENCODE_PANIC.search(subject.message) is not None
             and model_of(document).get("type") == "BPE"
-            and model.detected_normalizer(document) == "None"
+            and (model.detected_normalizer(document) == "None"
+                 or _metaspace_from_pre_tokenizer(document) is False)
             and model.pretokenizer_type(document) == "None"
             and (model.topological(document) or model.backtracking_on_vocab(document))):
         return NONE
@@ -82,7 +84,9 @@ def panics_in_backtracking_encode(ctx: Context, div: Divergence) -> frozenset[in
         return NONE
     pair = obs.option("pair")
     for text in (t for t in (obs.input, pair) if isinstance(t, str)):
-        for piece in _pieces(document, text):
+        for raw in _pieces(document, text):
+            piece = raw if model.detected_normalizer(document) == "None" \
+                else "\u2581" + raw.replace(" ", "\u2581")  # its Prepend + Replace
             try:
                 backtracking.encode(tables, piece.encode("utf-8", "surrogatepass"))
             except IndexError:
@@ -90,6 +94,21 @@ def panics_in_backtracking_encode(ctx: Context, div: Divergence) -> frozenset[in
             except backtracking.EndlessError:
                 continue
     return NONE
+
+
+def loads_dropout_out_of_range(ctx: Context, div: Divergence) -> frozenset[int]:
+    """tokie reads no dropout (``dropout-not-read``), so it loads a BPE file whose dropout
+    upstream refuses as out of range. Checked: upstream refused naming the dropout, the
+    subject loaded, and the document's dropout really is a number outside [0, 1]."""
+    obs = div.observation
+    upstream = obs.upstream
+    dropout = model_of(ctx.doc.raw).get("dropout")
+    return yes(obs.operation == "load" and isinstance(upstream, Refused)
+               and "Dropout should be between 0 and 1" in upstream.message
+               and not isinstance(obs.subject, Refused | Crashed)
+               and model_of(ctx.doc.raw).get("type") == "BPE"
+               and isinstance(dropout, int | float) and not isinstance(dropout, bool)
+               and not 0 <= dropout <= 1)
 
 
 def _decode_model(ctx: Context, div: Divergence, with_decoder: bool) -> frozenset[int]:
@@ -398,6 +417,7 @@ READINGS: Final = Readings({
 RECOGNISERS: dict[str, Predicate] = {function.__name__: replaying(function) for function in (
     *(panics_at(operation, site) for operation, site in PANICS),
     panics_in_backtracking_encode,
+    loads_dropout_out_of_range,
     decodes_raw_tokens,
     decodes_raw_tokens_without_decoder,
     *READINGS.recognisers().values(),

@@ -18,7 +18,7 @@ the pieces' bytes, ``uncovered.py``) and answers with this encoder on each piece
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Final
 
 from ...transformers_js.recognisers.replay import model_of
@@ -34,7 +34,7 @@ class EndlessError(Exception):
     """``is_valid_pair`` does not end on these tables (tokie loops forever)."""
 
 
-@dataclass(frozen=True)
+@dataclass
 class Tables:
     """What ``BacktrackingBytePairEncoder::from_vocab_and_merges`` builds."""
 
@@ -46,9 +46,22 @@ class Tables:
     pair_lookup: dict[tuple[int, int], int]
     #: (left, right) per position; a token no merge creates splits into its own id.
     split_table: tuple[tuple[int, int], ...]
-    next_prefix: tuple[int, ...]
     #: The early exit: bytes -> the last position with those bytes (up to 16 bytes).
     token_cache: dict[bytes, int]
+    #: next_prefix_match, computed as asked (a real vocabulary has 100,000s of tokens).
+    prefixes: dict[int, int] = field(default_factory=dict)
+
+    def next_prefix(self, token: int) -> int:
+        """The leftmost-longest match in the token's bytes but its last (``NO_TOKEN``:
+        none, or a token of one byte)."""
+        found = self.prefixes.get(token)
+        if found is None:
+            own = self.token_bytes[token]
+            match = _leftmost_longest(own[:-1], self.patterns, self.longest) \
+                if len(own) > 1 else None
+            found = match[2] if match is not None else NO_TOKEN
+            self.prefixes[token] = found
+        return found
 
 
 def _leftmost_longest(text: bytes, patterns: dict[bytes, int], longest: int
@@ -109,16 +122,11 @@ def tables(document: dict[str, Any]) -> Tables | None:
         if found:
             patterns[found] = position
     longest = max((len(b) for b in patterns), default=0)
-    next_prefix = []
-    for found in token_bytes:
-        match = _leftmost_longest(found[:-1], patterns, longest) if len(found) > 1 else None
-        next_prefix.append(match[2] if match is not None else NO_TOKEN)
     cache: dict[bytes, int] = {}
     for position, found in enumerate(token_bytes):
         if len(found) <= MAX_CACHED_TOKEN_LEN:
             cache[found] = position
-    return Tables(token_bytes, patterns, longest, pair_lookup, split_table,
-                  tuple(next_prefix), cache)
+    return Tables(token_bytes, patterns, longest, pair_lookup, split_table, cache)
 
 
 def is_valid_pair(t: Tables, token1: int, token2: int) -> bool:
@@ -182,7 +190,7 @@ def encode(t: Tables, text: bytes) -> list[int]:
                 pos = end
                 next_token = next_match(pos)
                 break
-            shorter = t.next_prefix[token]
+            shorter = t.next_prefix(token)
             if shorter != NO_TOKEN:
                 token = shorter
                 continue
