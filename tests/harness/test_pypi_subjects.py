@@ -373,5 +373,12 @@ def test_tokies_normalizer_and_pre_tokenizer_are_detected() -> None:
     split = {**nfkc, "normalizer": None, "pre_tokenizer": {"type": "WhitespaceSplit"}}
     assert model.pretokenizer_type(split) == "None"
     assert (pre_tokenizer_by_detection(split) or {}).get("pre_tokenizer", 0) is None
-    bytelevel = {**split, "pre_tokenizer": {"type": "ByteLevel"}}
-    assert pre_tokenizer_by_detection(bytelevel) is None  # tokie runs its GPT-2 split
+    # A ByteLevel alone is tokie's GPT-2 split, with no prefix space (measured).
+    bytelevel = {**split, "pre_tokenizer": {"type": "ByteLevel", "add_prefix_space": True,
+                                            "use_regex": False}}
+    assert (pre_tokenizer_by_detection(bytelevel) or {}).get("pre_tokenizer") == {
+        "type": "ByteLevel", "add_prefix_space": False, "trim_offsets": False,
+        "use_regex": True}
+    sequence = {**split, "pre_tokenizer": {"type": "Sequence", "pretokenizers": [
+        {"type": "Split", "pattern": {"Regex": "a"}}, {"type": "ByteLevel"}]}}
+    assert pre_tokenizer_by_detection(sequence) is None  # a family of its own: not modelled

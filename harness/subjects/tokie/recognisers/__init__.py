@@ -356,14 +356,25 @@ def metaspace_prepended(document: dict[str, Any], obs: Observation) -> Observati
     return with_option(changed, "pair", prepended(pair)) if isinstance(pair, str) else changed
 
 
+#: tokie's GPT-2 pre-tokenizer (a ByteLevel pre-tokenizer alone: its GPT-2 regex split,
+#: whatever the file's use_regex, no prefix space whatever its add_prefix_space; measured).
+_GPT2_SPLIT: Final = {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": False,
+                      "use_regex": True}
+
+
 def pre_tokenizer_by_detection(document: dict[str, Any]) -> dict[str, Any] | None:
-    """Where tokie detects no pre-tokenizer in the file (``model.pretokenizer_type``: a
-    Metaspace, a Whitespace, a Sequence without ByteLevel or a regex Split...) it runs
-    none: the document without its pre-tokenizer."""
-    if model.pretokenizer_type(document) != "None" or document.get("pre_tokenizer") is None \
-            or model.sentencepiece_encoder(document):
+    """tokie does not run the file's pre-tokenizer: it detects one of its own
+    (``model.pretokenizer_type``). Where it detects none (a Metaspace, a Whitespace, a
+    Sequence without ByteLevel or a regex Split...) the document without one; where the
+    file's is a ByteLevel alone, its GPT-2 split (``_GPT2_SPLIT``)."""
+    if document.get("pre_tokenizer") is None or model.sentencepiece_encoder(document):
         return None  # (its SentencePiece encoder cuts the text its own way: not modelled)
-    return {**document, "pre_tokenizer": None}
+    kind = model.pretokenizer_type(document)
+    if kind == "None":
+        return {**document, "pre_tokenizer": None}
+    if kind == "Gpt2" and document["pre_tokenizer"] != _GPT2_SPLIT:
+        return {**document, "pre_tokenizer": _GPT2_SPLIT}
+    return None
 
 
 def _every_document(document: dict[str, Any]) -> dict[str, Any]:
