@@ -111,6 +111,47 @@ def loads_dropout_out_of_range(ctx: Context, div: Divergence) -> frozenset[int]:
                and not 0 <= dropout <= 1)
 
 
+#: The model types upstream knows (its ModelWrapper's variants).
+_MODEL_TYPES: Final = ("BPE", "WordPiece", "WordLevel", "Unigram")
+_OUT_OF_VOCABULARY: Final = re.compile(r"^Token `(.*)` out of vocabulary", re.S)
+
+
+def _loads_where_upstream_refuses(obs: Observation, message: str) -> bool:
+    upstream = obs.upstream
+    return obs.operation == "load" and isinstance(upstream, Refused) \
+        and message in upstream.message and not isinstance(obs.subject, Refused | Crashed)
+
+
+def loads_unknown_model_type(ctx: Context, div: Divergence) -> frozenset[int]:
+    """tokie loads a file whose model type upstream does not know (it reads a vocab and
+    merges whatever the type says). Checked: upstream refused the model as no variant it
+    knows, the subject loaded, and the document's model type is a string none of
+    upstream's."""
+    kind = model_of(ctx.doc.raw).get("type")
+    return yes(_loads_where_upstream_refuses(div.observation, "untagged enum ModelUntagged")
+               and isinstance(kind, str) and kind not in _MODEL_TYPES)
+
+
+def loads_merge_out_of_vocabulary(ctx: Context, div: Divergence) -> frozenset[int]:
+    """tokie skips a merge naming a token the vocabulary lacks (hf.rs: ``filter_map``);
+    upstream refuses the file. Checked: upstream's message names the token, the subject
+    loaded, and the token is a side of one of the document's BPE merges, absent from its
+    vocabulary."""
+    obs = div.observation
+    upstream = obs.upstream
+    if not (_loads_where_upstream_refuses(obs, "out of vocabulary")
+            and isinstance(upstream, Refused)):
+        return NONE
+    found = _OUT_OF_VOCABULARY.match(upstream.message)
+    model_ = model_of(ctx.doc.raw)
+    vocab = model_.get("vocab")
+    if found is None or model_.get("type") != "BPE" or not isinstance(vocab, dict) \
+            or found.group(1) in vocab:
+        return NONE
+    sides = (model.merge_sides(m) for m in model_.get("merges") or ())
+    return yes(any(s is not None and found.group(1) in s for s in sides))
+
+
 def _decode_model(ctx: Context, div: Divergence, with_decoder: bool) -> frozenset[int]:
     obs = div.observation
     subject = obs.subject
@@ -429,6 +470,8 @@ RECOGNISERS: dict[str, Predicate] = {function.__name__: replaying(function) for 
     *(panics_at(operation, site) for operation, site in PANICS),
     panics_in_backtracking_encode,
     loads_dropout_out_of_range,
+    loads_unknown_model_type,
+    loads_merge_out_of_vocabulary,
     decodes_raw_tokens,
     decodes_raw_tokens_without_decoder,
     *READINGS.recognisers().values(),

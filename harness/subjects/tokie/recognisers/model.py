@@ -38,7 +38,7 @@ def per_document(function: Callable[[dict[str, Any]], T]) -> Callable[[dict[str,
     return once
 
 
-def _merge_sides(merge: Any) -> tuple[str, str] | None:
+def merge_sides(merge: Any) -> tuple[str, str] | None:
     if isinstance(merge, list) and len(merge) >= 2 and all(isinstance(s, str)
                                                            for s in merge[:2]):
         return merge[0], merge[1]
@@ -60,11 +60,11 @@ def topological(document: dict[str, Any]) -> bool:
     model = model_of(document)
     vocab, merges = model.get("vocab") or {}, model.get("merges") or []
     base = 256
-    first = _merge_sides(merges[0]) if merges else None
+    first = merge_sides(merges[0]) if merges else None
     if first is not None and isinstance(vocab.get(first[0] + first[1]), int):
         base = vocab[first[0] + first[1]]
     for index, merge in enumerate(merges):
-        sides = _merge_sides(merge)
+        sides = merge_sides(merge)
         if sides is None:
             continue
         if max(_id(vocab, sides[0]), _id(vocab, sides[1])) >= base + index:
