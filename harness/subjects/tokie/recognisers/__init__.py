@@ -338,6 +338,43 @@ def _metaspace_from_pre_tokenizer(document: dict[str, Any]) -> bool | None:
     return None
 
 
+#: tokie's BERT uncased normalizer, as upstream's (measured on tokie 0.1.4: no Chinese
+#: characters padded; accents stripped, lowercased, controls cleaned).
+_BERT_UNCASED: Final = {"type": "BertNormalizer", "clean_text": True,
+                        "handle_chinese_chars": False, "strip_accents": True,
+                        "lowercase": True}
+
+
+@model.per_document
+def _bert_uncased(document: dict[str, Any]) -> bool:
+    """hf.rs ``detect_normalizer`` gives BertUncased: a Lowercase normalizer (without a
+    Metaspace and WhitespaceSplit pre-tokenizer), a BertNormalizer that lowercases, or a
+    Sequence whose first NFC or BertNormalizer is one that lowercases (and no Precompiled
+    with a Metaspace, no Prepend + Replace pair)."""
+    if model.detected_normalizer(document) != "BertNormalizer":
+        return False
+    normalizer = document.get("normalizer")
+    if not isinstance(normalizer, dict):
+        return False
+    kind = normalizer.get("type")
+    if kind == "Lowercase":
+        return True
+    if kind == "BertNormalizer":
+        return normalizer.get("lowercase") is True
+    if kind == "Sequence":
+        for step in normalizer.get("normalizers") or ():
+            if isinstance(step, dict) and step.get("type") in ("NFC", "BertNormalizer"):
+                return step.get("type") == "BertNormalizer" and step.get("lowercase") is True
+    return False
+
+
+def _cleaned_alike(text: str) -> bool:
+    """tokie's BERT cleaning is upstream's on a text holding a character past ASCII; on an
+    ASCII text it keeps the control characters and whitespace before the first one it has
+    to change (measured): alike only where the text has none of those."""
+    return any(ord(c) > 127 for c in text) or all(" " <= c < "\x7f" for c in text)
+
+
 def normalizer_by_detection(document: dict[str, Any]) -> dict[str, Any] | None:
     """tokie does not run the file's normalizer: it detects one of its own from the file
     (``model.detected_normalizer``). The document with upstream's equivalent in its place
@@ -350,6 +387,8 @@ def normalizer_by_detection(document: dict[str, Any]) -> dict[str, Any] | None:
         if source is None:
             return None
         normalizer: dict[str, Any] | None = _REPLACE_SPACE if source else _PREPEND_REPLACE
+    elif _bert_uncased(document):
+        normalizer = _BERT_UNCASED
     elif detected in _NORMALIZERS:
         normalizer = _NORMALIZERS[detected]
     else:
@@ -369,7 +408,10 @@ def normalizes_whole_texts(document: dict[str, Any], obs: Observation) -> bool:
     """Where tokie's normalizer is its Metaspace one from a Metaspace pre-tokenizer (a
     prepend made on the request), the texts hold no added token's content: how tokie
     prepends "▁" to the segments around an added token is not modelled (measured on
-    tokie 0.1.4, it is not upstream's)."""
+    tokie 0.1.4, it is not upstream's). Where it is its BERT uncased one, each text is
+    one its cleaning treats as upstream's does (``_cleaned_alike``)."""
+    if _bert_uncased(document):
+        return all(_cleaned_alike(text) for text in _texts(obs))
     if model.detected_normalizer(document) != "Metaspace" \
             or not _metaspace_from_pre_tokenizer(document):
         return True
@@ -426,14 +468,13 @@ def tokens_from_bytes(document: dict[str, Any], obs: Observation, outcome: Outco
                       ) -> Outcome | None:
     """tokie's tokens are ``id_to_token`` of its ids: the bytes it holds for the token at
     that position read as UTF-8 (``<0x0A>`` is a newline, GPT-2's ``Ġ`` a space on the
-    byte-level path), an added token's content past the table."""
+    byte-level path), "" for an id past the table (an added token's, measured on tokie
+    0.1.4: special or not, matched in the text or the template's)."""
     if not isinstance(outcome, Encoded):
         return outcome
     table = model.positions(document)
-    added = {e["id"]: str(e.get("content")) for e in document.get("added_tokens") or ()
-             if isinstance(e, dict) and isinstance(e.get("id"), int)}
     tokens = tuple(model.token_bytes(document, table[i]).decode("utf-8", errors="replace")
-                   if 0 <= i < len(table) else added.get(i, "") for i in outcome.ids)
+                   if 0 <= i < len(table) else "" for i in outcome.ids)
     return dataclasses.replace(outcome, tokens=tokens)
 
 

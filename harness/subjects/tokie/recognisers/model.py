@@ -186,7 +186,10 @@ def pretokenizer_type(document: dict[str, Any]) -> str:
     if kind == "Sequence":
         steps = [p for p in pre.get("pretokenizers") or () if isinstance(p, dict)]
         if any(p.get("type") == "ByteLevel" for p in steps):
-            return "ByteLevel-family"
+            if any(p.get("type") == "Split" and isinstance(p.get("pattern"), dict)
+                   and isinstance(p["pattern"].get("Regex"), str) for p in steps):
+                return "ByteLevel-family"  # a family by its regex, or the regex itself
+            return "SmolLM" if any(p.get("type") == "Digits" for p in steps) else "Gpt2"
         if any(p.get("type") == "Split" and isinstance(p.get("pattern"), dict)
                and isinstance(p["pattern"].get("Regex"), str) for p in steps):
             return "regex"
