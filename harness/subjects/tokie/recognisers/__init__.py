@@ -460,6 +460,61 @@ def pre_tokenizer_by_detection(document: dict[str, Any]) -> dict[str, Any] | Non
     return None
 
 
+#: How tokie's CL100K pre-tokenizer reads the regex's \p{N}: decimal digits and other
+#: numbers, not letter numbers (Ⅻ, U+216B, is none of its \p{N}; measured on Llama 3).
+_NUMBERS_WITHOUT_LETTER_NUMBERS: Final = r"[\p{Nd}\p{No}]"
+
+
+def _cl100k_split(step: Any) -> bool:
+    r"""hf.rs ``detect_pretokenizer_type``: a Split regex read as tokie's CL100K family (its
+    \p{L}+ or contractions, numbers in threes, not case-aware, no \p{M} class)."""
+    pattern = step.get("pattern") if isinstance(step, dict) else None
+    regex = pattern.get("Regex") if isinstance(pattern, dict) else None
+    return step.get("type") == "Split" and isinstance(regex, str) \
+        and ("\\p{L}+" in regex or "(?i:'s|'t|'re" in regex) \
+        and not any(c in regex for c in ("\\p{Lu}", "\\p{Lt}", "\\p{Ll}", "[\\p{L}\\p{M}]+")) \
+        and not ("\\p{N}|" in regex and "\\p{N}{" not in regex)
+
+
+def _without_letter_numbers(regex: str) -> str:
+    r"""``regex`` with each \p{N} spelt \p{Nd}\p{No} (inside a class) or [\p{Nd}\p{No}]."""
+    out, depth, at = [], 0, 0
+    while at < len(regex):
+        if regex.startswith("\\p{N}", at):
+            out.append("\\p{Nd}\\p{No}" if depth else _NUMBERS_WITHOUT_LETTER_NUMBERS)
+            at += 5
+            continue
+        char = regex[at]
+        if char == "\\":
+            out.append(regex[at:at + 2])
+            at += 2
+            continue
+        depth += 1 if char == "[" else -1 if char == "]" and depth else 0
+        out.append(char)
+        at += 1
+    return "".join(out)
+
+
+def letter_numbers_not_numbers(document: dict[str, Any]) -> dict[str, Any] | None:
+    r"""tokie splits a CL100K-style file (a Sequence of its Split regex and a ByteLevel, as
+    Llama 3's) with its own lexer, whose \p{N} holds no letter number: " Ⅻ" stays one piece
+    (`` ?[^\s\p{L}\p{N}]+``) where upstream splits " " from "Ⅻ" (``\p{N}{1,3}``). The
+    document with \p{N} spelt ``[\p{Nd}\p{No}]`` in that regex."""
+    pre = document.get("pre_tokenizer")
+    if not isinstance(pre, dict) or pre.get("type") != "Sequence":
+        return None
+    steps = pre.get("pretokenizers")
+    if not isinstance(steps, list) or model.pretokenizer_type(document) != "ByteLevel-family":
+        return None
+    splits = [s for s in steps if isinstance(s, dict) and s.get("type") == "Split"]
+    if len(splits) != 1 or not _cl100k_split(splits[0]) \
+            or "\\p{N}" not in splits[0]["pattern"]["Regex"]:
+        return None
+    changed = [{**s, "pattern": {"Regex": _without_letter_numbers(s["pattern"]["Regex"])}}
+               if s is splits[0] else s for s in steps]
+    return {**document, "pre_tokenizer": {**pre, "pretokenizers": changed}}
+
+
 def _every_document(document: dict[str, Any]) -> dict[str, Any]:
     return document
 
@@ -503,6 +558,7 @@ READINGS: Final = Readings({
         when=uncovered.drops_uncovered),
     "backtracking_encoder": Reading(
         uncovered.marked, ENCODE, answer=backtracked, when=uncovered.backtracks),
+    "letter_numbers_not_numbers": Reading(letter_numbers_not_numbers, ENCODE),
     "tokens_from_bytes": Reading(_every_document, ENCODE, answer=tokens_from_bytes),
 }, tiers=("ids", "tokens", "special_mask", "type_ids", "attention_mask"))
 
