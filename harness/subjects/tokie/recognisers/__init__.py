@@ -133,10 +133,11 @@ def loads_unknown_model_type(ctx: Context, div: Divergence) -> frozenset[int]:
 
 
 def loads_merge_out_of_vocabulary(ctx: Context, div: Divergence) -> frozenset[int]:
-    """tokie skips a merge naming a token the vocabulary lacks (hf.rs: ``filter_map``);
-    upstream refuses the file. Checked: upstream's message names the token, the subject
-    loaded, and the token is a side of one of the document's BPE merges, absent from its
-    vocabulary."""
+    """tokie skips a merge naming a token the vocabulary lacks, or whose result it lacks
+    (hf.rs: ``filter_map``, and no pair where the joined bytes are no token); upstream
+    refuses the file. Checked: upstream's message names the token, the subject loaded,
+    and the token, absent from the vocabulary, is a side of one of the document's BPE
+    merges or that merge's result."""
     obs = div.observation
     upstream = obs.upstream
     if not (_loads_where_upstream_refuses(obs, "out of vocabulary")
@@ -148,8 +149,14 @@ def loads_merge_out_of_vocabulary(ctx: Context, div: Divergence) -> frozenset[in
     if found is None or model_.get("type") != "BPE" or not isinstance(vocab, dict) \
             or found.group(1) in vocab:
         return NONE
-    sides = (model.merge_sides(m) for m in model_.get("merges") or ())
-    return yes(any(s is not None and found.group(1) in s for s in sides))
+    token, prefix = found.group(1), model_.get("continuing_subword_prefix") or ""
+    for sides in (model.merge_sides(m) for m in model_.get("merges") or ()):
+        if sides is None:
+            continue
+        right = sides[1][len(prefix):] if prefix and sides[1].startswith(prefix) else sides[1]
+        if token in sides or token == sides[0] + right:  # a side, or the merge's result
+            return ALL
+    return NONE
 
 
 def _decode_model(ctx: Context, div: Divergence, with_decoder: bool) -> frozenset[int]:
