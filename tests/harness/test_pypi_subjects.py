@@ -332,7 +332,10 @@ def test_tokies_uncovered_bytes_take_the_leftmost_longest_token_further_on() -> 
     assert walked((x, x, 2)) == (2, 2)
     assert walked((2, x)) == (2,)  # nothing after it: dropped
     assert walked((2,)) == (2,)  # no uncovered byte: upstream's answer
-    assert uncovered.marked({**document, "pre_tokenizer": {"type": "Whitespace"}}) is None
+    # A ByteLevel pre-tokenizer is run by tokie (its GPT-2 split): not modelled; a
+    # Whitespace one is not (the reading pre_tokenizer_by_detection takes it off first).
+    assert uncovered.marked({**document, "pre_tokenizer": {"type": "ByteLevel"}}) is None
+    assert uncovered.marked({**document, "pre_tokenizer": {"type": "Whitespace"}}) is not None
 
 
 def test_tokies_sentencepiece_encoder_keeps_only_the_byte_tokens_it_has() -> None:
@@ -352,3 +355,44 @@ def test_tokies_sentencepiece_encoder_keeps_only_the_byte_tokens_it_has() -> Non
     got = uncovered.walked(document, outcome)
     # Measured on tokie 0.1.4 with a file of this kind: 'Hé' gives H <0xC3>, no ▁.
     assert isinstance(got, Encoded) and got.ids == (1, 3)
+
+
+def test_tokies_backtracking_encoder_reads_ids_as_merge_ranks() -> None:
+    from harness.subjects.tokie.recognisers import backtracking, model
+
+    document = {"model": {"type": "BPE", "vocab": {"ba": 0, "a": 1, "bb": 2, "b": 3},
+                          "merges": [["b", "b"], ["b", "a"]]}, "decoder": None}
+    assert model.backtracking_on_vocab(document)  # merge 0 names id 3, past bb's 2
+    tables = backtracking.tables(document)
+    assert tables is not None
+    # Measured on tokie 0.1.4: 'bba' [3, 0] (b, ba: ba's id 0 outranks bb's 2); upstream
+    # [2, 1]. A byte no token covers takes the next match: 'xa' [1, 1].
+    assert backtracking.encode(tables, b"bba") == [3, 0]
+    assert backtracking.encode(tables, b"xa") == [1, 1]
+    assert backtracking.encode(tables, b"") == []
+
+
+def test_tokies_normalizer_and_pre_tokenizer_are_detected() -> None:
+    from harness.subjects.tokie.recognisers import (
+        model,
+        normalizer_by_detection,
+        pre_tokenizer_by_detection,
+    )
+
+    nfkc = {"normalizer": {"type": "NFKC"}, "pre_tokenizer": None,
+            "model": {"type": "BPE", "vocab": {"a": 0}, "merges": []}}
+    assert model.detected_normalizer(nfkc) == "None"
+    changed = normalizer_by_detection(nfkc)
+    assert changed is not None and changed["normalizer"] is None
+    split = {**nfkc, "normalizer": None, "pre_tokenizer": {"type": "WhitespaceSplit"}}
+    assert model.pretokenizer_type(split) == "None"
+    assert (pre_tokenizer_by_detection(split) or {}).get("pre_tokenizer", 0) is None
+    # A ByteLevel alone is tokie's GPT-2 split, with no prefix space (measured).
+    bytelevel = {**split, "pre_tokenizer": {"type": "ByteLevel", "add_prefix_space": True,
+                                            "use_regex": False}}
+    assert (pre_tokenizer_by_detection(bytelevel) or {}).get("pre_tokenizer") == {
+        "type": "ByteLevel", "add_prefix_space": False, "trim_offsets": False,
+        "use_regex": True}
+    sequence = {**split, "pre_tokenizer": {"type": "Sequence", "pretokenizers": [
+        {"type": "Split", "pattern": {"Regex": "a"}}, {"type": "ByteLevel"}]}}
+    assert pre_tokenizer_by_detection(sequence) is None  # a family of its own: not modelled

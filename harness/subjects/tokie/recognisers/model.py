@@ -38,7 +38,7 @@ def per_document(function: Callable[[dict[str, Any]], T]) -> Callable[[dict[str,
     return once
 
 
-def _merge_sides(merge: Any) -> tuple[str, str] | None:
+def merge_sides(merge: Any) -> tuple[str, str] | None:
     if isinstance(merge, list) and len(merge) >= 2 and all(isinstance(s, str)
                                                            for s in merge[:2]):
         return merge[0], merge[1]
@@ -60,11 +60,11 @@ def topological(document: dict[str, Any]) -> bool:
     model = model_of(document)
     vocab, merges = model.get("vocab") or {}, model.get("merges") or []
     base = 256
-    first = _merge_sides(merges[0]) if merges else None
+    first = merge_sides(merges[0]) if merges else None
     if first is not None and isinstance(vocab.get(first[0] + first[1]), int):
         base = vocab[first[0] + first[1]]
     for index, merge in enumerate(merges):
-        sides = _merge_sides(merge)
+        sides = merge_sides(merge)
         if sides is None:
             continue
         if max(_id(vocab, sides[0]), _id(vocab, sides[1])) >= base + index:
@@ -171,6 +171,35 @@ def detected_normalizer(document: dict[str, Any]) -> str:
     return "Metaspace" if metaspace else "None"
 
 
+@per_document
+def pretokenizer_type(document: dict[str, Any]) -> str:
+    """hf.rs ``detect_pretokenizer_type`` and ``apply_regex_fallback``, coarsely: "None"
+    where tokie has no pre-tokenizer at all (it then normalizes and encodes each segment
+    between added tokens whole), "regex" where it splits by the file's Split patterns,
+    else the family it picks ("Gpt2", "Cl100k", ...: a ByteLevel step)."""
+    pre = document.get("pre_tokenizer")
+    if not isinstance(pre, dict):
+        return "None"
+    kind = pre.get("type")
+    if kind == "ByteLevel":
+        return "Gpt2"
+    if kind == "Sequence":
+        steps = [p for p in pre.get("pretokenizers") or () if isinstance(p, dict)]
+        if any(p.get("type") == "ByteLevel" for p in steps):
+            if any(p.get("type") == "Split" and isinstance(p.get("pattern"), dict)
+                   and isinstance(p["pattern"].get("Regex"), str) for p in steps):
+                return "ByteLevel-family"  # a family by its regex, or the regex itself
+            return "SmolLM" if any(p.get("type") == "Digits" for p in steps) else "Gpt2"
+        if any(p.get("type") == "Split" and isinstance(p.get("pattern"), dict)
+               and isinstance(p["pattern"].get("Regex"), str) for p in steps):
+            return "regex"
+        return "None"
+    if kind == "Split" and isinstance(pre.get("pattern"), dict) \
+            and isinstance(pre["pattern"].get("Regex"), str):
+        return "regex"
+    return "None"
+
+
 def _replaces_space(step: dict[str, Any]) -> bool:
     pattern = step.get("pattern")
     return step.get("type") == "Replace" and isinstance(pattern, dict) and \
@@ -183,6 +212,15 @@ def sentencepiece_encoder(document: dict[str, Any]) -> bool:
     the vocab-defined path with a Metaspace normalizer detected."""
     return not topological(document) and detected_normalizer(document) in (
         "Metaspace", "MetaspaceReplace")
+
+
+@per_document
+def backtracking_on_vocab(document: dict[str, Any]) -> bool:
+    """tokie loads the file on its vocab-defined path with its backtracking encoder: no
+    Metaspace normalizer detected (its SentencePiece encoder) and no ByteLevel decoder (its
+    simple encoder): hf.rs ``load_vocab_defined_bpe``."""
+    return not topological(document) and not sentencepiece_encoder(document) \
+        and not bytelevel_decoder(document)
 
 
 #: What ``decoded`` gives where tokie's Metaspace decode meets a token whose bytes are not

@@ -19,7 +19,7 @@ from typing import Any, Final
 from ....core.observation import Observation
 from ....core.outcome import Encoded, Outcome
 from ...transformers_js.recognisers.replay import document_ids, model_of, with_model
-from . import model
+from . import backtracking, model
 
 #: The id of the fresh byte token ``<0x00>`` (``<0xFF>`` is this + 255), far above any id
 #: the strategies give.
@@ -38,6 +38,8 @@ def _pre_steps(step: Any) -> list[Any]:
 
 
 def _walks_whole_segment(document: dict[str, Any]) -> bool:
+    if model.pretokenizer_type(document) == "None":
+        return True  # tokie runs none: the reading pre_tokenizer_by_detection takes it off
     return all(step is None or (isinstance(step, dict) and step.get("type") in _WALKED
                                 and step.get("behavior") != "Removed")
                for step in _pre_steps(document.get("pre_tokenizer")))
@@ -48,13 +50,14 @@ def marked(document: dict[str, Any]) -> dict[str, Any] | None:
     NN``; a ``<0xNN>`` string of the vocabulary, plain text on tokie's byte-level path,
     is given that id), byte fallback on and no unk token: upstream then answers every
     byte no token covers as its mark. None under a pre-tokenizer not in ``_WALKED``,
-    with a subword prefix or suffix, or where the document already gives an id that
-    high. (Only where tokie encodes byte by byte: ``walks_bytes``.)"""
+    with a subword prefix (a suffix is taken off first by its own reading, which is in
+    force wherever the file has one), or where the document already gives an id that
+    high. (Only where tokie encodes byte by byte: ``walks_bytes``, ``backtracks``.)"""
     model_ = model_of(document)
     vocab = model_.get("vocab")
     if model_.get("type") != "BPE" or not isinstance(vocab, dict) \
             or not _walks_whole_segment(document) \
-            or model_.get("continuing_subword_prefix") or model_.get("end_of_word_suffix") \
+            or model_.get("continuing_subword_prefix") \
             or any(i >= BYTE_MARKS for i in document_ids(document)):
         return None
     marks = {f"<0x{byte:02X}>": BYTE_MARKS + byte for byte in range(256)}
@@ -71,8 +74,31 @@ def drops_uncovered(document: dict[str, Any], obs: Observation) -> bool:
 def walks_bytes(document: dict[str, Any], obs: Observation) -> bool:
     """tokie encodes the file byte by byte, on its byte-level path or its vocab-defined one
     (``<0xNN>`` tokens there are bytes), not with its SentencePiece encoder; checked on
-    the file itself, before another reading changes its merges."""
-    return not model.sentencepiece_encoder(document)
+    the file itself, before another reading changes its merges. (On the vocab-defined path
+    without a ByteLevel decoder its backtracking encoder is ported whole: ``backtracks``.)"""
+    return not model.sentencepiece_encoder(document) and not backtracks(document, obs)
+
+
+def backtracks(document: dict[str, Any], obs: Observation) -> bool:
+    """tokie encodes each segment between added tokens whole with its backtracking encoder
+    (ported in ``backtracking.py``), where upstream's tokens cannot be walked: on its
+    vocab-defined path (no Metaspace normalizer detected, no ByteLevel decoder: hf.rs
+    ``load_vocab_defined_bpe``), or on its byte-level path (hf.rs ``load_byte_level_bpe``)
+    with a pre-tokenizer in the file that tokie does not run. Either way tokie runs no
+    pre-tokenizer (``model.pretokenizer_type``). (On the byte-level path without a
+    pre-tokenizer ``walks_bytes`` walks the uncovered bytes among upstream's tokens.)"""
+    if model.pretokenizer_type(document) != "None" or not (
+            model.backtracking_on_vocab(document) or (
+                model.topological(document) and document.get("pre_tokenizer") is not None)):
+        return False
+    return backtracking.tables(document) is not None
+
+
+def ports_bytes(document: dict[str, Any]) -> bool:
+    """On tokie's byte-level path, with no pre-tokenizer run, the walk of the uncovered
+    bytes is tokie's backtracking encoder ported whole (``backtracking.py``)."""
+    return model.topological(document) and model.pretokenizer_type(document) == "None" \
+        and backtracking.tables(document) is not None
 
 
 def _leftmost_longest(units: bytes, start: int, table: dict[bytes, int], longest: int
@@ -134,7 +160,26 @@ def _dropped(document: dict[str, Any], outcome: Encoded, cut: Sequence[int]
     return out
 
 
-def _walk(document: dict[str, Any], outcome: Encoded, cut: Sequence[int]
+def _backtracked(document: dict[str, Any], outcome: Encoded, cut: Sequence[int]
+                 ) -> list[tuple[str, int]]:
+    """tokie's backtracking encoder (``backtracking.py``) on the segment's bytes: upstream's
+    tokens read as tokie's bytes, each mark as its byte."""
+    table, tables = model.positions(document), backtracking.tables(document)
+    if tables is None:
+        return [("index", index) for index in cut]
+    units = bytearray()
+    for index in cut:
+        i = outcome.ids[index]
+        units.extend(bytes([i - BYTE_MARKS]) if BYTE_MARKS <= i < BYTE_MARKS + 256
+                     else model.token_bytes(document, table[i]))
+    try:
+        found = backtracking.encode(tables, bytes(units))
+    except (IndexError, backtracking.EndlessError):
+        return [("fails", -1)]  # tokie panics or loops: no answer to compare
+    return [("position", p) for p in found]
+
+
+def _walk(document: dict[str, Any], outcome: Encoded, cut: Sequence[int], port: bool = False
           ) -> list[tuple[str, int]]:
     """tokie's tokens for one segment: ("index", i) where it answers upstream's token i,
     ("position", p) where it emits the token at position p of its table."""
@@ -144,6 +189,8 @@ def _walk(document: dict[str, Any], outcome: Encoded, cut: Sequence[int]
         return [("index", cut[0])]
     if model.sentencepiece_encoder(document):
         return _dropped(document, outcome, cut)
+    if port:
+        return _backtracked(document, outcome, cut)
     units, starts = bytearray(), {}
     for index in cut:
         i = outcome.ids[index]
@@ -168,12 +215,14 @@ def _walk(document: dict[str, Any], outcome: Encoded, cut: Sequence[int]
     return out
 
 
-def walked(document: dict[str, Any], outcome: Outcome | None) -> Outcome | None:
+def walked(document: dict[str, Any], outcome: Outcome | None, port: bool = False
+           ) -> Outcome | None:
     """tokie's answer rebuilt from upstream's on the ``marked`` document: each segment's
     bytes walked as tokie's encoder walks them (upstream's token where one starts, else
-    the leftmost-longest token further on, emitted here)."""
-    if not isinstance(outcome, Encoded) or not any(
-            BYTE_MARKS <= i < BYTE_MARKS + 256 for i in outcome.ids):
+    the leftmost-longest token further on, emitted here; with ``port``, tokie's whole
+    backtracking encoder on the segment's bytes)."""
+    if not isinstance(outcome, Encoded) or (not port and not any(
+            BYTE_MARKS <= i < BYTE_MARKS + 256 for i in outcome.ids)):
         return outcome
     table = model.positions(document)
     ids: list[int] = []
@@ -183,7 +232,9 @@ def walked(document: dict[str, Any], outcome: Outcome | None) -> Outcome | None:
     types: list[int] = []
     attention: list[int] = []
     for cut in _segments(document, outcome):
-        steps = _walk(document, outcome, cut)
+        steps = _walk(document, outcome, cut, port)
+        if ("fails", -1) in steps:
+            return None
         kind = outcome.type_ids[cut[0]] if outcome.type_ids else 0
         for what, value in steps:
             if what == "index":
