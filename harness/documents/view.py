@@ -148,6 +148,21 @@ class DocumentView:
     def step_types(self, name: Component) -> tuple[str | None, ...]:
         return tuple(_text(s.get("type")) if s is not None else None for s in self.steps(name))
 
+    def split_patterns(self, kind: Literal["String", "Regex"]) -> tuple[str, ...]:
+        """The ``kind`` patterns of the pre-tokenizer's Split steps, nested Sequences
+        opened, in order."""
+        def found(step: Any) -> list[str]:
+            if not isinstance(step, dict):
+                return []
+            inner = step.get("pretokenizers")
+            if step.get("type") == "Sequence" and isinstance(inner, list):
+                return [p for s in inner for p in found(s)]
+            pattern = step.get("pattern")
+            return [pattern[kind]] if step.get("type") == "Split" and isinstance(
+                pattern, dict) and isinstance(pattern.get(kind), str) else []
+
+        return tuple(found(self.raw.get("pre_tokenizer")))
+
     def is_sequence(self, name: Component) -> bool:
         value = self.component(name)
         return value is not None and value.get("type") == "Sequence" \

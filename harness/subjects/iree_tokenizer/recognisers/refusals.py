@@ -271,11 +271,6 @@ _GROUP_TYPE: Final = re.compile(r"parse error at position (\d+): unknown group t
 _UNKNOWN_GROUPS: Final = frozenset("<>=!P#")
 
 
-def _split_patterns(ctx: Context) -> list[str]:
-    return [s["pattern"]["Regex"] for s in _split_steps(ctx.doc.raw.get("pre_tokenizer"))
-            if isinstance(s.get("pattern"), dict) and isinstance(s["pattern"].get("Regex"), str)]
-
-
 def _at_position(pattern: str, position: int) -> list[int]:
     """The character indices ``position`` may name in ``pattern``: a character index,
     or a UTF-8 byte offset."""
@@ -296,7 +291,7 @@ def regex_group_kind_refused(ctx: Context, div: Divergence) -> frozenset[int]:
         return NONE
     position = int(named.group(1))
     return yes(any(p[at:at + 2] == "(?" and p[at + 2:at + 3] in _UNKNOWN_GROUPS
-                   and p[at + 2:at + 3] != "" for p in _split_patterns(ctx)
+                   and p[at + 2:at + 3] != "" for p in ctx.doc.split_patterns("Regex")
                    for at in _at_position(p, position)))
 
 
@@ -321,7 +316,7 @@ def regex_class_escape_refused(ctx: Context, div: Divergence) -> frozenset[int]:
     position = int(named.group(1))
     return yes(any(p[at:at + 1] == "\\" and p[at + 1:at + 2].isalpha()
                    and p[at + 1:at + 2] not in _CLASS_ESCAPES
-                   for p in _split_patterns(ctx) for at in _at_position(p, position)))
+                   for p in ctx.doc.split_patterns("Regex") for at in _at_position(p, position)))
 
 
 _INLINE_FLAG: Final = re.compile(r"parse error at position (\d+): expected ':' after \(\?i;")

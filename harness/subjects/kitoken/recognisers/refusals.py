@@ -151,20 +151,6 @@ _NOT_A_CHAR_BOUNDARY: Final = re.compile(
     r"it is inside '(.)' \(bytes \d+\.\.\d+ of string\)", re.S)
 
 
-def _split_strings(step: Any) -> list[str]:
-    """The String patterns of the Split steps of a pre-tokenizer (Sequences opened)."""
-    if not isinstance(step, dict):
-        return []
-    inner = step.get("pretokenizers")
-    if step.get("type") == "Sequence" and isinstance(inner, list):
-        return [p for s in inner for p in _split_strings(s)]
-    pattern = step.get("pattern")
-    if step.get("type") == "Split" and isinstance(pattern, dict) and isinstance(
-            pattern.get("String"), str):
-        return [pattern["String"]]
-    return []
-
-
 def one_char_split_panics(ctx: Context, div: Divergence) -> frozenset[int]:
     """kitoken turns a Split whose String pattern is one character into a character
     pattern that steps one byte past a match: on a character of several bytes its encode
@@ -178,7 +164,7 @@ def one_char_split_panics(ctx: Context, div: Divergence) -> frozenset[int]:
     named = _NOT_A_CHAR_BOUNDARY.search(obs.subject.message)
     if named is None or len(named.group(1).encode("utf-8")) < 2:
         return NONE
-    return yes(named.group(1) in _split_strings(ctx.doc.raw.get("pre_tokenizer")))
+    return yes(named.group(1) in ctx.doc.split_patterns("String"))
 
 
 def _merge_sides(merge: Any) -> tuple[str, str] | None:

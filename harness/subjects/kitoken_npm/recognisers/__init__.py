@@ -106,20 +106,6 @@ _INVALID_ESCAPE: Final = re.compile(r"^invalid regex: Parsing error at position 
                                     r"Invalid escape: (\\\S)$")
 
 
-def _split_regexes(step: Any) -> list[str]:
-    """The Regex patterns of the Split steps of a pre-tokenizer (Sequences opened)."""
-    if not isinstance(step, dict):
-        return []
-    inner = step.get("pretokenizers")
-    if step.get("type") == "Sequence" and isinstance(inner, list):
-        return [p for s in inner for p in _split_regexes(s)]
-    pattern = step.get("pattern")
-    if step.get("type") == "Split" and isinstance(pattern, dict) and isinstance(
-            pattern.get("Regex"), str):
-        return [pattern["Regex"]]
-    return []
-
-
 def regex_escape_refused(ctx: Context, div: Divergence) -> frozenset[int]:
     """kitoken 0.10.1 refuses a Split regex holding an escape its engine does not know
     ("invalid regex: Parsing error at position 60: Invalid escape: \\Z"); upstream
@@ -134,21 +120,7 @@ def regex_escape_refused(ctx: Context, div: Divergence) -> frozenset[int]:
         return NONE
     at, escape = int(named.group(1)), named.group(2)
     return yes(any(pattern[at:at + len(escape)] == escape
-                   for pattern in _split_regexes(ctx.doc.raw.get("pre_tokenizer"))))
-
-
-def _split_strings(step: Any) -> list[str]:
-    """The String patterns of the Split steps of a pre-tokenizer (Sequences opened)."""
-    if not isinstance(step, dict):
-        return []
-    inner = step.get("pretokenizers")
-    if step.get("type") == "Sequence" and isinstance(inner, list):
-        return [p for s in inner for p in _split_strings(s)]
-    pattern = step.get("pattern")
-    if step.get("type") == "Split" and isinstance(pattern, dict) and isinstance(
-            pattern.get("String"), str):
-        return [pattern["String"]]
-    return []
+                   for pattern in ctx.doc.split_patterns("Regex")))
 
 
 #: What subject.mjs writes for a trap of the WebAssembly instance (a Rust panic).
@@ -169,7 +141,7 @@ def one_char_split_traps(ctx: Context, div: Divergence) -> frozenset[int]:
             or not isinstance(obs.upstream, Encoded) or not isinstance(obs.input, str)):
         return NONE
     return yes(any(len(p) == 1 and len(p.encode("utf-8")) > 1 and p in obs.input
-                   for p in _split_strings(ctx.doc.raw.get("pre_tokenizer"))))
+                   for p in ctx.doc.split_patterns("String")))
 
 
 #: kitoken's readings, then 0.10.1's own.
