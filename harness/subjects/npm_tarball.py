@@ -18,6 +18,7 @@ import tarfile
 import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass
+from importlib import resources
 from pathlib import Path
 from typing import Final
 
@@ -47,6 +48,19 @@ class Pinned:
     def folder(self, root: Path | None = None) -> Path:
         base = root if root is not None else cache_dir() / "npm"
         return base / self.tarball.removesuffix(".tgz") / "package"
+
+
+def node_command(pin: Pinned, package: str, root: Path | None = None,
+                 script: str = "subject.mjs") -> list[str]:
+    """The command line of an npm subject: ``node`` running ``script`` (a file of the
+    Python package ``package``, the subject's folder) on the installed package folder
+    (installed first if needed). Without ``node``: unavailable, in one line."""
+    node = shutil.which("node")
+    if node is None:
+        raise SubjectUnavailableError(f"{pin.subject}: node not found; the subject is skipped")
+    folder = install(pin, root)
+    with resources.as_file(resources.files(package).joinpath(script)) as path:
+        return [node, str(path), str(folder.resolve())]
 
 
 def node_modules(pin: Pinned, root: Path | None = None) -> Path:

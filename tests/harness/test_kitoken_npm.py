@@ -46,7 +46,7 @@ def test_the_pin_is_an_exact_version_and_integrity() -> None:
 
 def test_without_node_the_subject_is_one_line_and_not_run(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("harness.subjects.kitoken_npm.shutil.which", lambda _: None)
+    monkeypatch.setattr("harness.subjects.npm_tarball.shutil.which", lambda _: None)
     with pytest.raises(SubjectUnavailableError) as unavailable:
         kitoken_npm.command()
     assert str(unavailable.value) == "kitoken-npm: node not found; the subject is skipped"

@@ -13,14 +13,11 @@ is unavailable with one line.
 
 from __future__ import annotations
 
-import shutil
-from importlib import resources
 from pathlib import Path
 from typing import Final
 
-from ..npm_tarball import Pinned, install
+from ..npm_tarball import Pinned, node_command
 from ..npm_tarball import node_modules as npm_node_modules
-from ..registry import SubjectUnavailableError
 
 NAME: Final = "kitoken-npm"
 PIN: Final = Pinned(
@@ -35,13 +32,7 @@ def package_dir(root: Path | None = None) -> Path:
 
 def command(root: Path | None = None) -> list[str]:
     """The command that runs the subject (installing the package first if needed)."""
-    node = shutil.which("node")
-    if node is None:
-        raise SubjectUnavailableError(f"{NAME}: node not found; the subject is skipped")
-    package = install(PIN, root)
-    script = resources.files(__package__).joinpath(SCRIPT)
-    with resources.as_file(script) as path:
-        return [node, str(path), str(package.resolve())]
+    return node_command(PIN, __package__, root, SCRIPT)
 
 
 def node_modules(root: Path | None = None) -> Path:
