@@ -46,6 +46,7 @@ from .refusals import (
     decode_id_beyond_int32_refused,
     dropout_out_of_range_loaded,
     inline_flag_refused,
+    long_decode_refused,
     merge_result_missing_loaded,
     no_token_refused,
     passthrough_decode_refused,
@@ -91,6 +92,7 @@ _ALL: Final[tuple[Callable[[Context, Divergence], frozenset[int]], ...]] = (
     id_to_token_none_past_count,
     dropout_ignored,
     metaspace_first_after_stripped_start,
+    long_decode_refused,
 )
 RECOGNISERS: dict[str, Predicate] = {
     function.__name__: replaying(function if function is id_to_token_none_past_count

@@ -142,6 +142,29 @@ def passthrough_decode_refused(ctx: Context, div: Divergence) -> frozenset[int]:
     return yes(all(kind in _PASSTHROUGH for kind in ctx.doc.step_types("decoder")))
 
 
+
+#: The output buffer the bindings' ``decode`` gives the C decode, in bytes: 8 per id plus
+#: 128, measured (FINDINGS.md); there is no retry with a larger one.
+_DECODE_BYTES_PER_ID: Final = 8
+_DECODE_BYTES_EXTRA: Final = 128
+
+
+def long_decode_refused(ctx: Context, div: Divergence) -> frozenset[int]:
+    """A decode whose text is longer than the bindings' output buffer (8 bytes per id
+    plus 128): refused as "decode output buffer full" (long tokens: runs of spaces, of
+    "=", of newlines). Checked: that rule, a decoder that is not only passthrough steps
+    (those are ``passthrough_decode_refused``), and upstream's text longer than the buffer
+    in UTF-8."""
+    obs = div.observation
+    if not (obs.operation == "decode" and isinstance(obs.subject, Refused)
+            and obs.subject.rule == _BUFFER_FULL and isinstance(obs.upstream, Decoded)
+            and isinstance(obs.input, tuple)):
+        return NONE
+    if all(kind in _PASSTHROUGH for kind in ctx.doc.step_types("decoder")):
+        return NONE
+    size = _DECODE_BYTES_PER_ID * len(obs.input) + _DECODE_BYTES_EXTRA
+    return yes(len(obs.upstream.text.encode("utf-8", "surrogatepass")) > size)
+
 _ZERO_ALLOCATION: Final = "INVALID_ARGUMENT; allocations must be >N bytes"
 
 
