@@ -40,6 +40,7 @@ from .readings import (
     with_unnamed_tokens_named,
 )
 from .refusals import (
+    byte_fallback_before_added_token_deadlock,
     byte_token_span_refused,
     component_type_refused,
     continuing_subword_prefix_refused,
@@ -93,6 +94,7 @@ _ALL: Final[tuple[Callable[[Context, Divergence], frozenset[int]], ...]] = (
     dropout_ignored,
     metaspace_first_after_stripped_start,
     long_decode_refused,
+    byte_fallback_before_added_token_deadlock,
 )
 RECOGNISERS: dict[str, Predicate] = {
     function.__name__: replaying(function if function is id_to_token_none_past_count
