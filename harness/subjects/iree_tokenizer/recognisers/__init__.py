@@ -26,6 +26,7 @@ from .decodes import (
     byte_fallback_decoded_lossy,
     byte_level_decoded_per_token,
     byte_tokens_dropped,
+    end_dropped_without_byte_fallback,
     strip_per_token,
 )
 from .readings import (
@@ -95,6 +96,7 @@ _ALL: Final[tuple[Callable[[Context, Divergence], frozenset[int]], ...]] = (
     metaspace_first_after_stripped_start,
     long_decode_refused,
     byte_fallback_before_added_token_deadlock,
+    end_dropped_without_byte_fallback,
 )
 RECOGNISERS: dict[str, Predicate] = {
     function.__name__: replaying(function if function is id_to_token_none_past_count
