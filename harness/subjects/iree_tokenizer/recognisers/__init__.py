@@ -26,6 +26,7 @@ from .decodes import (
     byte_fallback_decoded_lossy,
     byte_level_decoded_per_token,
     byte_tokens_dropped,
+    end_dropped_without_byte_fallback,
     strip_per_token,
 )
 from .readings import (
@@ -40,12 +41,14 @@ from .readings import (
     with_unnamed_tokens_named,
 )
 from .refusals import (
+    byte_fallback_before_added_token_deadlock,
     byte_token_span_refused,
     component_type_refused,
     continuing_subword_prefix_refused,
     decode_id_beyond_int32_refused,
     dropout_out_of_range_loaded,
     inline_flag_refused,
+    long_decode_refused,
     merge_result_missing_loaded,
     no_token_refused,
     passthrough_decode_refused,
@@ -91,6 +94,9 @@ _ALL: Final[tuple[Callable[[Context, Divergence], frozenset[int]], ...]] = (
     id_to_token_none_past_count,
     dropout_ignored,
     metaspace_first_after_stripped_start,
+    long_decode_refused,
+    byte_fallback_before_added_token_deadlock,
+    end_dropped_without_byte_fallback,
 )
 RECOGNISERS: dict[str, Predicate] = {
     function.__name__: replaying(function if function is id_to_token_none_past_count

@@ -76,6 +76,22 @@ def byte_tokens_dropped(ctx: Context, div: Divergence) -> frozenset[int]:
     return yes(at == len(subject.ids))
 
 
+def end_dropped_without_byte_fallback(ctx: Context, div: Divergence) -> frozenset[int]:
+    """A BPE without byte fallback (Llama 3's ByteLevel one): past 32 tokens the library
+    silently loses the end of the text, as it loses tokens with byte fallback
+    (``byte_tokens_dropped``): 40 "a" with no merges give 36 tokens, 100 "é" 116 of 200.
+    Checked: byte_fallback is off, upstream's answer holds more than 32 tokens, and the
+    subject's ids and tokens are upstream's with their end cut off after at least 32."""
+    obs = div.observation
+    subject, upstream = obs.subject, obs.upstream
+    if not (obs.operation == "encode" and not ctx.doc.byte_fallback
+            and isinstance(subject, Encoded) and isinstance(upstream, Encoded)
+            and _TOKENS_KEPT <= len(subject.ids) < len(upstream.ids)):
+        return NONE
+    kept = len(subject.ids)
+    return yes(upstream.ids[:kept] == subject.ids and upstream.tokens[:kept] == subject.tokens)
+
+
 def byte_level_decoded_per_token(ctx: Context, div: Divergence) -> frozenset[int]:
     """A ByteLevel decoder: the library turns each token back into its bytes and into
     text on its own, so a character whose bytes two tokens share is lost ("Ã", "¸",

@@ -8,7 +8,7 @@ import json
 import re
 from typing import Any, Final
 
-from ....core.outcome import Crashed, Decoded, Loaded, Refused
+from ....core.outcome import Crashed, Decoded, Encoded, Loaded, Refused
 from ....judge.compare import Divergence
 from ....judge.predicates import NONE, Context
 from ...fastokens.recognisers import (
@@ -141,6 +141,67 @@ def passthrough_decode_refused(ctx: Context, div: Divergence) -> frozenset[int]:
         return NONE
     return yes(all(kind in _PASSTHROUGH for kind in ctx.doc.step_types("decoder")))
 
+
+
+#: The output buffer the bindings' ``decode`` gives the C decode, in bytes: 8 per id plus
+#: 128, measured (FINDINGS.md); there is no retry with a larger one.
+_DECODE_BYTES_PER_ID: Final = 8
+_DECODE_BYTES_EXTRA: Final = 128
+
+
+def long_decode_refused(ctx: Context, div: Divergence) -> frozenset[int]:
+    """A decode whose text is longer than the bindings' output buffer (8 bytes per id
+    plus 128): refused as "decode output buffer full" (long tokens: runs of spaces, of
+    "=", of newlines). Checked: that rule, a decoder that is not only passthrough steps
+    (those are ``passthrough_decode_refused``), and upstream's text longer than the buffer
+    in UTF-8."""
+    obs = div.observation
+    if not (obs.operation == "decode" and isinstance(obs.subject, Refused)
+            and obs.subject.rule == _BUFFER_FULL and isinstance(obs.upstream, Decoded)
+            and isinstance(obs.input, tuple)):
+        return NONE
+    if all(kind in _PASSTHROUGH for kind in ctx.doc.step_types("decoder")):
+        return NONE
+    size = _DECODE_BYTES_PER_ID * len(obs.input) + _DECODE_BYTES_EXTRA
+    return yes(len(obs.upstream.text.encode("utf-8", "surrogatepass")) > size)
+
+
+_DEADLOCK: Final = re.compile(r"^INTERNAL; encode deadlock: no progress despite partial "
+                              r"segment handling \(")
+#: Byte tokens upstream gives the text before the added token, at least: the fewest in
+#: any deadlock measured was 25 (a corpus text on Mistral), 36 in the reproducer.
+_DEADLOCK_BYTE_TOKENS: Final = 24
+
+
+def _added_ids(ctx: Context) -> frozenset[int]:
+    return ctx.doc.memo("iree-added-ids", lambda: frozenset(
+        e["id"] for e in ctx.doc.added_tokens if isinstance(e.get("id"), int)))
+
+
+def byte_fallback_before_added_token_deadlock(ctx: Context, div: Divergence) -> frozenset[int]:
+    """Byte fallback over a run of characters the vocabulary lacks, then an added token
+    with more text after it: the encode fails as INTERNAL "encode deadlock: no progress
+    despite partial segment handling" (the long run alone loses tokens instead,
+    ``byte_tokens_dropped``). Checked: that rule, a byte-fallback model, and upstream's
+    tokens holding an added token found in the text with a token after it that is not an
+    added token, and at least 24 byte tokens since the previous added token."""
+    obs = div.observation
+    if not (obs.operation == "encode" and isinstance(obs.subject, Refused)
+            and _DEADLOCK.match(obs.subject.rule) and isinstance(obs.upstream, Encoded)
+            and ctx.doc.byte_fallback):
+        return NONE
+    added = _added_ids(ctx)
+    ids, tokens = obs.upstream.ids, obs.upstream.tokens
+    run = 0
+    for index, (token_id, token) in enumerate(zip(ids, tokens, strict=True)):
+        if token_id in added:
+            after = index + 1 < len(ids) and ids[index + 1] not in added
+            if after and run >= _DEADLOCK_BYTE_TOKENS:
+                return yes(True)
+            run = 0
+        elif _BYTE_TOKEN.match(token):
+            run += 1
+    return NONE
 
 _ZERO_ALLOCATION: Final = "INVALID_ARGUMENT; allocations must be >N bytes"
 
