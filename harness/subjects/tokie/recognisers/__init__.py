@@ -18,7 +18,8 @@ from ....judge.compare import Divergence
 from ....judge.predicates import ALL, NONE, Context, Predicate
 from ...kitoken.recognisers.readings import ENCODE, Reading, Readings, with_option
 from ...transformers_js.recognisers.replay import model_of, replaying, with_model, yes
-from . import backtracking, model, uncovered
+from . import backtracking, cleaning, model, uncovered
+from .cleaning import _BERT_UNCASED, _bert_uncased, _cleaned_alike
 
 #: Where tokie 0.1.4 panics, measured: (the operation, its source file; one unchecked
 #: index per file, at a line or two: sentencepiece.rs:469-470, vocab.rs:76-83).
@@ -345,43 +346,6 @@ def _metaspace_from_pre_tokenizer(document: dict[str, Any]) -> bool | None:
     return None
 
 
-#: tokie's BERT uncased normalizer, as upstream's (measured on tokie 0.1.4: no Chinese
-#: characters padded; accents stripped, lowercased, controls cleaned).
-_BERT_UNCASED: Final = {"type": "BertNormalizer", "clean_text": True,
-                        "handle_chinese_chars": False, "strip_accents": True,
-                        "lowercase": True}
-
-
-@model.per_document
-def _bert_uncased(document: dict[str, Any]) -> bool:
-    """hf.rs ``detect_normalizer`` gives BertUncased: a Lowercase normalizer (without a
-    Metaspace and WhitespaceSplit pre-tokenizer), a BertNormalizer that lowercases, or a
-    Sequence whose first NFC or BertNormalizer is one that lowercases (and no Precompiled
-    with a Metaspace, no Prepend + Replace pair)."""
-    if model.detected_normalizer(document) != "BertNormalizer":
-        return False
-    normalizer = document.get("normalizer")
-    if not isinstance(normalizer, dict):
-        return False
-    kind = normalizer.get("type")
-    if kind == "Lowercase":
-        return True
-    if kind == "BertNormalizer":
-        return normalizer.get("lowercase") is True
-    if kind == "Sequence":
-        for step in normalizer.get("normalizers") or ():
-            if isinstance(step, dict) and step.get("type") in ("NFC", "BertNormalizer"):
-                return step.get("type") == "BertNormalizer" and step.get("lowercase") is True
-    return False
-
-
-def _cleaned_alike(text: str) -> bool:
-    """tokie's BERT cleaning is upstream's on a text holding a character past ASCII; on an
-    ASCII text it keeps the control characters and whitespace before the first one it has
-    to change (measured): alike only where the text has none of those."""
-    return any(ord(c) > 127 for c in text) or all(" " <= c < "\x7f" for c in text)
-
-
 def normalizer_by_detection(document: dict[str, Any]) -> dict[str, Any] | None:
     """tokie does not run the file's normalizer: it detects one of its own from the file
     (``model.detected_normalizer``). The document with upstream's equivalent in its place
@@ -556,6 +520,9 @@ READINGS: Final = Readings({
     "normalizer_by_detection": Reading(normalizer_by_detection, ENCODE,
                                        request=metaspace_prepended,
                                        when=normalizes_whole_texts),
+    "bert_cleaning_by_category": Reading(cleaning.removes_by_category, ENCODE,
+                                         request=cleaning.without_removed,
+                                         when=cleaning.holds_removed),
     "pre_tokenizer_by_detection": Reading(pre_tokenizer_by_detection, ENCODE),
     "uncovered_bytes_take_the_next_token": Reading(
         uncovered.marked, ENCODE, answer=uncovered_bytes_walked,
