@@ -48,13 +48,19 @@ _ENCODE_PANIC: Final = re.compile(r"panicked at crates/tokie/src/encoder/backtra
                                   r"\d+:\d+: index out of bounds")
 
 
+@model.per_document
+def _added_contents(document: dict[str, Any]) -> tuple[str, ...]:
+    """The added tokens' contents tokie matches in the raw text, longest first (contents
+    of one byte left out: hf.rs ``extract_added_tokens``)."""
+    return tuple(sorted({str(e["content"]) for e in document.get("added_tokens") or ()
+                         if isinstance(e, dict) and isinstance(e.get("content"), str)
+                         and len(e["content"].encode("utf-8", "surrogatepass")) > 1},
+                        key=len, reverse=True))
+
+
 def _pieces(document: dict[str, Any], text: str) -> list[str]:
-    """The text cut at every added token's content (tokie matches them in the raw text,
-    contents of one byte left out: hf.rs ``extract_added_tokens``)."""
-    contents = sorted({str(e["content"]) for e in document.get("added_tokens") or ()
-                       if isinstance(e, dict) and isinstance(e.get("content"), str)
-                       and len(e["content"].encode("utf-8", "surrogatepass")) > 1},
-                      key=len, reverse=True)
+    """The text cut at every added token's content (``_added_contents``)."""
+    contents = _added_contents(document)
     if not contents:
         return [text]
     return [p for p in re.split("|".join(map(re.escape, contents)), text) if p]
@@ -376,31 +382,27 @@ def _texts(obs: Observation) -> list[str]:
 
 
 def normalizes_whole_texts(document: dict[str, Any], obs: Observation) -> bool:
-    """Where tokie's normalizer is its Metaspace one from a Metaspace pre-tokenizer (a
-    prepend made on the request), the texts hold no added token's content: how tokie
-    prepends "▁" to the segments around an added token is not modelled (measured on
-    tokie 0.1.4, it is not upstream's). Where it is its BERT uncased one, each text is
-    one its cleaning treats as upstream's does (``_cleaned_alike``)."""
+    """Where tokie's normalizer is its BERT uncased one, each text is one its cleaning
+    treats as upstream's does (``_cleaned_alike``)."""
     if _bert_uncased(document):
         return all(_cleaned_alike(text) for text in _texts(obs))
-    if model.detected_normalizer(document) != "Metaspace" \
-            or not _metaspace_from_pre_tokenizer(document):
-        return True
-    contents = [str(e.get("content")) for e in document.get("added_tokens") or ()
-                if isinstance(e, dict) and e.get("content")]
-    return not any(c in text for text in _texts(obs) for c in contents)
+    return True
 
 
 def metaspace_prepended(document: dict[str, Any], obs: Observation) -> Observation:
     """tokie's Metaspace prepend (detected from a Metaspace pre-tokenizer), made on the
-    texts: "▁" before a text that does not start with " " or "▁" (the rest of its
+    texts: "▁" before a text that does not start with " ", "▁" or an added token's
+    content (tokie matches one of more than a byte: ``_pieces``); the segments after an
+    added token get none, as upstream's "first" scheme gives (the rest of its
     normalizer, " " as "▁", is the document's)."""
     if model.detected_normalizer(document) != "Metaspace" \
             or not _metaspace_from_pre_tokenizer(document):
         return obs
+    contents = _added_contents(document)
 
     def prepended(text: str) -> str:
-        return text if text[:1] in (" ", "\u2581") else "\u2581" + text
+        return text if text[:1] in (" ", "\u2581") or text.startswith(contents) \
+            else "\u2581" + text
 
     changed = obs
     if isinstance(obs.input, str):
