@@ -18,7 +18,7 @@ from ....judge.compare import Divergence
 from ....judge.predicates import ALL, NONE, Context, Predicate
 from ...kitoken.recognisers.readings import ENCODE, Reading, Readings, with_option
 from ...transformers_js.recognisers.replay import model_of, replaying, with_model, yes
-from . import backtracking, cleaning, model, uncovered
+from . import backtracking, cl100k, cleaning, model, uncovered
 from .cleaning import _BERT_UNCASED, _bert_uncased, _cleaned_alike
 
 #: Where tokie 0.1.4 panics, measured: (the operation, its source file; one unchecked
@@ -535,6 +535,7 @@ READINGS: Final = Readings({
     "backtracking_encoder": Reading(
         uncovered.marked, ENCODE, answer=backtracked, when=uncovered.backtracks),
     "letter_numbers_not_numbers": Reading(letter_numbers_not_numbers, ENCODE),
+    "no_prefix_after_control_space": Reading(cl100k.no_prefix_after_control_space, ENCODE),
     "tokens_from_bytes": Reading(_every_document, ENCODE, answer=tokens_from_bytes),
 }, tiers=("ids", "tokens", "special_mask", "type_ids", "attention_mask"))
 

@@ -1,0 +1,42 @@
+"""tokie 0.1.4's CL100K pre-tokenizer (its own lexer for a Split regex of that family, as
+Llama 3's), where it splits otherwise than the regex, for the recognisers beside this
+module.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final
+
+from . import model
+
+#: The regex's letters with one optional character before them.
+_PREFIXED_LETTERS: Final = "[^\\r\\n\\p{L}\\p{N}]?\\p{L}+"
+#: The same with no such character right after a tab, vertical tab or form feed
+#: (measured on Llama 3: "\t<a" is "\t", "<", "a" in tokie, "\t", "<a" upstream; after a
+#: space, "\r", "\n", U+00A0, U+2028, U+3000 or a letter tokie agrees).
+_NOT_AFTER_CONTROL_SPACE: Final = "(?:(?<![\\t\\x0b\\x0c])[^\\r\\n\\p{L}\\p{N}])?\\p{L}+"
+
+
+def no_prefix_after_control_space(document: dict[str, Any]) -> dict[str, Any] | None:
+    r"""tokie's lexer for a CL100K-style file (a Sequence of its Split regex and a
+    ByteLevel, Llama 3's) gives letters no character before them right after a tab,
+    vertical tab or form feed: "\t<s>" is "\t", "<", "s", ">" where upstream's
+    ``[^\r\n\p{L}\p{N}]?\p{L}+`` gives "\t", "<s", ">". The document with that
+    alternative spelt with a lookbehind refusing those three before the optional
+    character."""
+    pre = document.get("pre_tokenizer")
+    if not isinstance(pre, dict) or pre.get("type") != "Sequence" \
+            or model.pretokenizer_type(document) != "ByteLevel-family":
+        return None
+    steps = pre.get("pretokenizers")
+    if not isinstance(steps, list):
+        return None
+    splits = [s for s in steps if isinstance(s, dict) and s.get("type") == "Split"
+              and isinstance(s.get("pattern"), dict)
+              and isinstance(s["pattern"].get("Regex"), str)]
+    if len(splits) != 1 or _PREFIXED_LETTERS not in splits[0]["pattern"]["Regex"] \
+            or "(?i:'s|'t|'re" not in splits[0]["pattern"]["Regex"]:
+        return None
+    regex = splits[0]["pattern"]["Regex"].replace(_PREFIXED_LETTERS, _NOT_AFTER_CONTROL_SPACE)
+    changed = [{**s, "pattern": {"Regex": regex}} if s is splits[0] else s for s in steps]
+    return {**document, "pre_tokenizer": {**pre, "pretokenizers": changed}}
