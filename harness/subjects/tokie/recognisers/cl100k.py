@@ -5,16 +5,20 @@ module.
 
 from __future__ import annotations
 
+import re
 from typing import Any, Final
 
 from . import model
 
-#: The regex's letters with one optional character before them.
-_PREFIXED_LETTERS: Final = "[^\\r\\n\\p{L}\\p{N}]?\\p{L}+"
+#: The regex's letters with one optional character before them (its class's \p{N} maybe
+#: spelt otherwise by the reading ``letter_numbers_not_numbers``).
+_PREFIXED_LETTERS: Final = re.compile(r"(\[\^\\r\\n\\p\{L\}[^\]]*\])\?\\p\{L\}\+")
 #: The same with no such character right after a tab, vertical tab or form feed
 #: (measured on Llama 3: "\t<a" is "\t", "<", "a" in tokie, "\t", "<a" upstream; after a
-#: space, "\r", "\n", U+00A0, U+2028, U+3000 or a letter tokie agrees).
-_NOT_AFTER_CONTROL_SPACE: Final = "(?:(?<![\\t\\x0b\\x0c])[^\\r\\n\\p{L}\\p{N}])?\\p{L}+"
+#: space, "\r", "\n", U+00A0, U+2028, U+3000 or a letter tokie agrees). And U+00A0 is
+#: never that character ("a\u00a0b" is "a", "\u00a0", "b" in tokie, "a", "\u00a0b"
+#: upstream): it is put in the class as a character not taken.
+_NOT_AFTER_CONTROL_SPACE: Final = r"(?<![\t\x0b\x0c])"
 
 
 def no_prefix_after_control_space(document: dict[str, Any]) -> dict[str, Any] | None:
@@ -34,9 +38,12 @@ def no_prefix_after_control_space(document: dict[str, Any]) -> dict[str, Any] | 
     splits = [s for s in steps if isinstance(s, dict) and s.get("type") == "Split"
               and isinstance(s.get("pattern"), dict)
               and isinstance(s["pattern"].get("Regex"), str)]
-    if len(splits) != 1 or _PREFIXED_LETTERS not in splits[0]["pattern"]["Regex"] \
+    if len(splits) != 1 or _PREFIXED_LETTERS.search(splits[0]["pattern"]["Regex"]) is None \
             or "(?i:'s|'t|'re" not in splits[0]["pattern"]["Regex"]:
         return None
-    regex = splits[0]["pattern"]["Regex"].replace(_PREFIXED_LETTERS, _NOT_AFTER_CONTROL_SPACE)
+    regex = _PREFIXED_LETTERS.sub(
+        lambda m: f"(?:{_NOT_AFTER_CONTROL_SPACE}{m.group(1)[:2]}\u00a0{m.group(1)[2:]})?"
+                  "\\p{L}+",
+        splits[0]["pattern"]["Regex"], count=1)
     changed = [{**s, "pattern": {"Regex": regex}} if s is splits[0] else s for s in steps]
     return {**document, "pre_tokenizer": {**pre, "pretokenizers": changed}}
