@@ -19,6 +19,9 @@ _PREFIXED_LETTERS: Final = re.compile(r"(\[\^\\r\\n\\p\{L\}[^\]]*\])\?\\p\{L\}\+
 #: never that character ("a\u00a0b" is "a", "\u00a0", "b" in tokie, "a", "\u00a0b"
 #: upstream): it is put in the class as a character not taken.
 _NOT_AFTER_CONTROL_SPACE: Final = r"(?<![\t\x0b\x0c])"
+#: What may stand there after them: a whitespace character ("a\t\tb" is "a", "\t", "\tb"
+#: in both).
+_AFTER_CONTROL_SPACE: Final = "(?<=[\\t\\x0b\\x0c])[^\\S\\r\\n\u00a0]"
 
 
 def no_prefix_after_control_space(document: dict[str, Any]) -> dict[str, Any] | None:
@@ -42,8 +45,8 @@ def no_prefix_after_control_space(document: dict[str, Any]) -> dict[str, Any] | 
             or "(?i:'s|'t|'re" not in splits[0]["pattern"]["Regex"]:
         return None
     regex = _PREFIXED_LETTERS.sub(
-        lambda m: f"(?:{_NOT_AFTER_CONTROL_SPACE}{m.group(1)[:2]}\u00a0{m.group(1)[2:]})?"
-                  "\\p{L}+",
+        lambda m: f"(?:{_NOT_AFTER_CONTROL_SPACE}{m.group(1)[:2]}\u00a0{m.group(1)[2:]}"
+                  f"|{_AFTER_CONTROL_SPACE})?\\p{{L}}+",
         splits[0]["pattern"]["Regex"], count=1)
     changed = [{**s, "pattern": {"Regex": regex}} if s is splits[0] else s for s in steps]
     return {**document, "pre_tokenizer": {**pre, "pretokenizers": changed}}
