@@ -18,7 +18,8 @@ from ....judge.compare import Divergence
 from ....judge.predicates import ALL, NONE, Context, Predicate
 from ...kitoken.recognisers.readings import ENCODE, Reading, Readings, with_option
 from ...transformers_js.recognisers.replay import model_of, replaying, with_model, yes
-from . import backtracking, model, uncovered
+from . import backtracking, cl100k, cleaning, model, uncovered
+from .cleaning import _BERT_UNCASED, _bert_uncased, _cleaned_alike
 
 #: Where tokie 0.1.4 panics, measured: (the operation, its source file; one unchecked
 #: index per file, at a line or two: sentencepiece.rs:469-470, vocab.rs:76-83).
@@ -47,13 +48,19 @@ _ENCODE_PANIC: Final = re.compile(r"panicked at crates/tokie/src/encoder/backtra
                                   r"\d+:\d+: index out of bounds")
 
 
+@model.per_document
+def _added_contents(document: dict[str, Any]) -> tuple[str, ...]:
+    """The added tokens' contents tokie matches in the raw text, longest first (contents
+    of one byte left out: hf.rs ``extract_added_tokens``)."""
+    return tuple(sorted({str(e["content"]) for e in document.get("added_tokens") or ()
+                         if isinstance(e, dict) and isinstance(e.get("content"), str)
+                         and len(e["content"].encode("utf-8", "surrogatepass")) > 1},
+                        key=len, reverse=True))
+
+
 def _pieces(document: dict[str, Any], text: str) -> list[str]:
-    """The text cut at every added token's content (tokie matches them in the raw text,
-    contents of one byte left out: hf.rs ``extract_added_tokens``)."""
-    contents = sorted({str(e["content"]) for e in document.get("added_tokens") or ()
-                       if isinstance(e, dict) and isinstance(e.get("content"), str)
-                       and len(e["content"].encode("utf-8", "surrogatepass")) > 1},
-                      key=len, reverse=True)
+    """The text cut at every added token's content (``_added_contents``)."""
+    contents = _added_contents(document)
     if not contents:
         return [text]
     return [p for p in re.split("|".join(map(re.escape, contents)), text) if p]
@@ -345,43 +352,6 @@ def _metaspace_from_pre_tokenizer(document: dict[str, Any]) -> bool | None:
     return None
 
 
-#: tokie's BERT uncased normalizer, as upstream's (measured on tokie 0.1.4: no Chinese
-#: characters padded; accents stripped, lowercased, controls cleaned).
-_BERT_UNCASED: Final = {"type": "BertNormalizer", "clean_text": True,
-                        "handle_chinese_chars": False, "strip_accents": True,
-                        "lowercase": True}
-
-
-@model.per_document
-def _bert_uncased(document: dict[str, Any]) -> bool:
-    """hf.rs ``detect_normalizer`` gives BertUncased: a Lowercase normalizer (without a
-    Metaspace and WhitespaceSplit pre-tokenizer), a BertNormalizer that lowercases, or a
-    Sequence whose first NFC or BertNormalizer is one that lowercases (and no Precompiled
-    with a Metaspace, no Prepend + Replace pair)."""
-    if model.detected_normalizer(document) != "BertNormalizer":
-        return False
-    normalizer = document.get("normalizer")
-    if not isinstance(normalizer, dict):
-        return False
-    kind = normalizer.get("type")
-    if kind == "Lowercase":
-        return True
-    if kind == "BertNormalizer":
-        return normalizer.get("lowercase") is True
-    if kind == "Sequence":
-        for step in normalizer.get("normalizers") or ():
-            if isinstance(step, dict) and step.get("type") in ("NFC", "BertNormalizer"):
-                return step.get("type") == "BertNormalizer" and step.get("lowercase") is True
-    return False
-
-
-def _cleaned_alike(text: str) -> bool:
-    """tokie's BERT cleaning is upstream's on a text holding a character past ASCII; on an
-    ASCII text it keeps the control characters and whitespace before the first one it has
-    to change (measured): alike only where the text has none of those."""
-    return any(ord(c) > 127 for c in text) or all(" " <= c < "\x7f" for c in text)
-
-
 def normalizer_by_detection(document: dict[str, Any]) -> dict[str, Any] | None:
     """tokie does not run the file's normalizer: it detects one of its own from the file
     (``model.detected_normalizer``). The document with upstream's equivalent in its place
@@ -412,31 +382,27 @@ def _texts(obs: Observation) -> list[str]:
 
 
 def normalizes_whole_texts(document: dict[str, Any], obs: Observation) -> bool:
-    """Where tokie's normalizer is its Metaspace one from a Metaspace pre-tokenizer (a
-    prepend made on the request), the texts hold no added token's content: how tokie
-    prepends "▁" to the segments around an added token is not modelled (measured on
-    tokie 0.1.4, it is not upstream's). Where it is its BERT uncased one, each text is
-    one its cleaning treats as upstream's does (``_cleaned_alike``)."""
+    """Where tokie's normalizer is its BERT uncased one, each text is one its cleaning
+    treats as upstream's does (``_cleaned_alike``)."""
     if _bert_uncased(document):
         return all(_cleaned_alike(text) for text in _texts(obs))
-    if model.detected_normalizer(document) != "Metaspace" \
-            or not _metaspace_from_pre_tokenizer(document):
-        return True
-    contents = [str(e.get("content")) for e in document.get("added_tokens") or ()
-                if isinstance(e, dict) and e.get("content")]
-    return not any(c in text for text in _texts(obs) for c in contents)
+    return True
 
 
 def metaspace_prepended(document: dict[str, Any], obs: Observation) -> Observation:
     """tokie's Metaspace prepend (detected from a Metaspace pre-tokenizer), made on the
-    texts: "▁" before a text that does not start with " " or "▁" (the rest of its
+    texts: "▁" before a text that does not start with " ", "▁" or an added token's
+    content (tokie matches one of more than a byte: ``_pieces``); the segments after an
+    added token get none, as upstream's "first" scheme gives (the rest of its
     normalizer, " " as "▁", is the document's)."""
     if model.detected_normalizer(document) != "Metaspace" \
             or not _metaspace_from_pre_tokenizer(document):
         return obs
+    contents = _added_contents(document)
 
     def prepended(text: str) -> str:
-        return text if text[:1] in (" ", "\u2581") else "\u2581" + text
+        return text if text[:1] in (" ", "\u2581") or text.startswith(contents) \
+            else "\u2581" + text
 
     changed = obs
     if isinstance(obs.input, str):
@@ -556,6 +522,9 @@ READINGS: Final = Readings({
     "normalizer_by_detection": Reading(normalizer_by_detection, ENCODE,
                                        request=metaspace_prepended,
                                        when=normalizes_whole_texts),
+    "bert_cleaning_by_category": Reading(cleaning.removes_by_category, ENCODE,
+                                         request=cleaning.without_removed,
+                                         when=cleaning.holds_removed),
     "pre_tokenizer_by_detection": Reading(pre_tokenizer_by_detection, ENCODE),
     "uncovered_bytes_take_the_next_token": Reading(
         uncovered.marked, ENCODE, answer=uncovered_bytes_walked,
@@ -566,6 +535,7 @@ READINGS: Final = Readings({
     "backtracking_encoder": Reading(
         uncovered.marked, ENCODE, answer=backtracked, when=uncovered.backtracks),
     "letter_numbers_not_numbers": Reading(letter_numbers_not_numbers, ENCODE),
+    "no_prefix_after_control_space": Reading(cl100k.no_prefix_after_control_space, ENCODE),
     "tokens_from_bytes": Reading(_every_document, ENCODE, answer=tokens_from_bytes),
 }, tiers=("ids", "tokens", "special_mask", "type_ids", "attention_mask"))
 

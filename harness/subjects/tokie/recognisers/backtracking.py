@@ -161,10 +161,13 @@ def is_valid_pair(t: Tables, token1: int, token2: int) -> bool:
     raise EndlessError(f"is_valid_pair({token1}, {token2}) does not end")
 
 
-def encode(t: Tables, text: bytes) -> list[int]:
+def encode(t: Tables, text: bytes, after: bytes = b"") -> list[int]:
     """backtracking.rs ``encode`` of one piece below the parallel threshold: the
     positions of the tokens tokie emits. Raises IndexError where tokie indexes past a
-    table (it panics) and ``EndlessError`` where it loops forever."""
+    table (it panics) and ``EndlessError`` where it loops forever. ``after``: the bytes
+    of the text after the piece (its added tokens and later pieces), where the search
+    for a match goes on past the piece's end (measured on tokie 0.1.4: ``'éa<s>'``,
+    "é" and "a" uncovered, gives ``▁ <s> <s>``); the piece ends at its own end."""
     if not text:
         return []
     if len(text) <= MAX_CACHED_TOKEN_LEN and text in t.token_cache:
@@ -172,9 +175,12 @@ def encode(t: Tables, text: bytes) -> list[int]:
     tokens: list[int] = []
     cleared: set[int] = set()
     pos = 0
+    whole = text + after
 
     def next_match(at: int) -> int | None:
-        found = _leftmost_longest(text[at:], t.patterns, t.longest)
+        if at >= len(text):
+            return None
+        found = _leftmost_longest(whole[at:], t.patterns, t.longest)
         return found[2] if found is not None else None
 
     next_token = next_match(pos)

@@ -160,27 +160,35 @@ def _dropped(document: dict[str, Any], outcome: Encoded, cut: Sequence[int]
     return out
 
 
-def _backtracked(document: dict[str, Any], outcome: Encoded, cut: Sequence[int]
-                 ) -> list[tuple[str, int]]:
-    """tokie's backtracking encoder (``backtracking.py``) on the segment's bytes: upstream's
-    tokens read as tokie's bytes, each mark as its byte."""
-    table, tables = model.positions(document), backtracking.tables(document)
-    if tables is None:
-        return [("index", index) for index in cut]
+def _units(document: dict[str, Any], outcome: Encoded, cut: Sequence[int]) -> bytes:
+    """The segment's bytes: upstream's tokens read as tokie's bytes, each mark as its byte
+    (a token past tokie's table, an added token's, as its text)."""
+    table = model.positions(document)
     units = bytearray()
     for index in cut:
         i = outcome.ids[index]
         units.extend(bytes([i - BYTE_MARKS]) if BYTE_MARKS <= i < BYTE_MARKS + 256
-                     else model.token_bytes(document, table[i]))
+                     else model.token_bytes(document, table[i]) if 0 <= i < len(table)
+                     else outcome.tokens[index].encode("utf-8", "surrogatepass"))
+    return bytes(units)
+
+
+def _backtracked(document: dict[str, Any], outcome: Encoded, cut: Sequence[int],
+                 after: bytes = b"") -> list[tuple[str, int]]:
+    """tokie's backtracking encoder (``backtracking.py``) on the segment's bytes
+    (``_units``), its search going on into ``after``, the bytes of the segments after."""
+    tables = backtracking.tables(document)
+    if tables is None:
+        return [("index", index) for index in cut]
     try:
-        found = backtracking.encode(tables, bytes(units))
+        found = backtracking.encode(tables, _units(document, outcome, cut), after)
     except (IndexError, backtracking.EndlessError):
         return [("fails", -1)]  # tokie panics or loops: no answer to compare
     return [("position", p) for p in found]
 
 
-def _walk(document: dict[str, Any], outcome: Encoded, cut: Sequence[int], port: bool = False
-          ) -> list[tuple[str, int]]:
+def _walk(document: dict[str, Any], outcome: Encoded, cut: Sequence[int], port: bool = False,
+          after: bytes = b"") -> list[tuple[str, int]]:
     """tokie's tokens for one segment: ("index", i) where it answers upstream's token i,
     ("position", p) where it emits the token at position p of its table."""
     table = model.positions(document)
@@ -190,7 +198,7 @@ def _walk(document: dict[str, Any], outcome: Encoded, cut: Sequence[int], port: 
     if model.sentencepiece_encoder(document):
         return _dropped(document, outcome, cut)
     if port:
-        return _backtracked(document, outcome, cut)
+        return _backtracked(document, outcome, cut, after)
     units, starts = bytearray(), {}
     for index in cut:
         i = outcome.ids[index]
@@ -231,11 +239,15 @@ def walked(document: dict[str, Any], outcome: Outcome | None, port: bool = False
     special: list[int] = []
     types: list[int] = []
     attention: list[int] = []
-    for cut in _segments(document, outcome):
-        steps = _walk(document, outcome, cut, port)
+    cuts = _segments(document, outcome)
+    for number, cut in enumerate(cuts):
+        kind = outcome.type_ids[cut[0]] if outcome.type_ids else 0
+        after = b"".join(_units(document, outcome, c) for c in cuts[number + 1:]
+                         if (outcome.type_ids[c[0]] if outcome.type_ids else 0) == kind
+                         ) if port and len(cut) > 1 else b""
+        steps = _walk(document, outcome, cut, port, after)
         if ("fails", -1) in steps:
             return None
-        kind = outcome.type_ids[cut[0]] if outcome.type_ids else 0
         for what, value in steps:
             if what == "index":
                 ids.append(outcome.ids[value])
