@@ -280,10 +280,21 @@ def test_kitokens_merges_come_from_the_vocabulary_in_its_rank_order() -> None:
 
 def test_kitokens_byte_runs_are_read_as_one_utf8_text() -> None:
     from harness.core.outcome import Decoded
-    from harness.subjects.kitoken.recognisers import byte_pieces_uppercased, byte_runs_as_utf8
+    from harness.subjects.kitoken.recognisers import (
+        byte_pieces_kept,
+        byte_pieces_uppercased,
+        byte_runs_as_utf8,
+    )
 
-    got = byte_runs_as_utf8({}, None, Decoded("a<0xE4><0xB8>b<0xe4><0xb8><0x80>"))  # type: ignore[arg-type]
-    assert got == Decoded("a\ufffdb\u4e00")
+    def piece(b: int) -> str:  # a byte piece as byte_pieces_kept spells it for the replay
+        return chr(0xF0000 + b)
+
+    text = "a" + piece(0xE4) + piece(0xB8) + "b" + "".join(map(piece, (0xE4, 0xB8, 0x80)))
+    got = byte_runs_as_utf8({}, None, Decoded(text + "<0x41>"))  # type: ignore[arg-type]
+    assert got == Decoded("a\ufffdb\u4e00<0x41>")  # a literal <0x41> stays text
+    kept = byte_pieces_kept({"model": {"type": "BPE", "vocab": {"<0x41>": 0, "<": 1}},
+                             "decoder": {"type": "ByteFallback"}})
+    assert kept is not None and kept["model"]["vocab"] == {piece(0x41): 0, "<": 1}
     document = {"model": {"type": "BPE", "vocab": {"<0x0a>": 0, "a": 1},
                           "merges": [["a", "<0x0a>"]]}}
     changed = byte_pieces_uppercased(document)

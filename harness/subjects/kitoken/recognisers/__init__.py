@@ -21,6 +21,7 @@ from ....core.outcome import Decoded, Encoded, Outcome
 from ....judge.predicates import Predicate
 from ...transformers_js.recognisers.replay import model_of, replaying, with_model
 from .bytes import (
+    _decodes_byte_runes,
     byte_pieces_as_tokens,
     byte_pieces_kept,
     byte_pieces_uppercased,
@@ -41,6 +42,9 @@ from .refusals import (
     one_char_split_panics,
     unk_not_an_added_token_refused,
 )
+
+#: A byte piece's spelling in a text.
+_BYTE_PIECE_SPELT: Final = re.compile(r"<0x[0-9A-Fa-f]{2}>")
 
 # -- the readings ----------------------------------------------------------------------
 
@@ -187,6 +191,18 @@ def whole_piece_first(document: dict[str, Any]) -> dict[str, Any] | None:
             or model.get("end_of_word_suffix") or model.get("continuing_subword_prefix")):
         return None
     return with_model(document, ignore_merges=True)
+
+
+def _spells_no_byte_piece(document: dict[str, Any], obs: Observation) -> bool:
+    """The text spells no byte piece of the vocabulary (``<0x0A>`` literally), or byte
+    pieces are not decoded. Where they are, kitoken's vocabulary holds a byte piece as
+    the byte it stands for: a piece spelling ``<0x0A>`` is no token of it whole, where
+    upstream's ``ignore_merges`` finds the byte piece (``whole_piece_first`` does not
+    model that; the text is left to the other readings)."""
+    if not isinstance(obs.input, str) or not _decodes_byte_runes(document):
+        return True
+    vocab = model_of(document).get("vocab") or {}
+    return not any(found.group(0) in vocab for found in _BYTE_PIECE_SPELT.finditer(obs.input))
 
 
 def subword_prefix_off(document: dict[str, Any]) -> dict[str, Any] | None:
@@ -503,7 +519,7 @@ READINGS: Final = Readings({
     "lstrip_not_read": Reading(flag_off("lstrip"), ENCODE),
     "rstrip_not_read": Reading(flag_off("rstrip"), ENCODE),
     "ignore_merges_not_read": Reading(ignore_merges_off, ENCODE),
-    "whole_piece_first": Reading(whole_piece_first, ENCODE),
+    "whole_piece_first": Reading(whole_piece_first, ENCODE, when=_spells_no_byte_piece),
     "subword_prefix_not_read": Reading(subword_prefix_off, ENCODE),
     "dropout_not_read": Reading(dropout_off, ENCODE),
     "metaspace_split_at_runs": Reading(metaspace_split_at_runs, ENCODE),

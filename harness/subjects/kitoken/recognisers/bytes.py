@@ -13,8 +13,6 @@ from ....core.outcome import Decoded, Encoded, Outcome
 from ...transformers_js.recognisers.replay import model_of, with_model
 from .refusals import _BYTE_PIECE, _merge_sides, _types
 
-_BYTE_RUN: Final = re.compile(r"(?:<0x[0-9A-Fa-f]{2}>)+")
-
 
 def _upper_piece(token: str) -> str:
     piece = _BYTE_PIECE.match(token)
@@ -109,10 +107,31 @@ def _without_byte_fallback(step: Any) -> Any:
     return step
 
 
+#: Where the byte pieces are spelt for the replay: byte b as U+F0000 + b (plane 15's
+#: private use), which no literal text of a token spells (``byte_pieces_kept`` checks).
+_PIECE_BASE: Final = 0xF0000
+_PIECE_RUN: Final = re.compile("[\U000F0000-\U000F00FF]+")
+
+
 def byte_pieces_kept(document: dict[str, Any]) -> dict[str, Any] | None:
-    """The decoder without its ByteFallback steps: the replay keeps each byte piece's
-    text (``<0xE4>``), which ``byte_runs_as_utf8`` turns into kitoken's answer."""
-    return {**document, "decoder": _without_byte_fallback(document.get("decoder"))}
+    """The decoder without its ByteFallback steps and each byte piece of the vocabulary
+    spelt as one private-use character of its byte: the replay keeps each byte piece as
+    that character, which ``byte_runs_as_utf8`` turns into kitoken's answer, while a
+    token spelling ``<0x41>`` literally (``<``, ``0x``, ...) stays text, as in kitoken.
+    None where a token of the vocabulary holds such a character already."""
+    model = model_of(document)
+    vocab = model.get("vocab")
+    changed = {**document, "decoder": _without_byte_fallback(document.get("decoder"))}
+    if not isinstance(vocab, dict):
+        return changed
+    if any(isinstance(t, str) and _PIECE_RUN.search(t) for t in vocab):
+        return None
+    renamed = {chr(_PIECE_BASE + int(piece.group(1), 16))
+               if (piece := _BYTE_PIECE.match(token)) else token: i
+               for token, i in vocab.items()}
+    if len(renamed) != len(vocab):
+        return None  # a byte piece spelt in both cases
+    return with_model(changed, vocab=renamed)
 
 
 def byte_runs_as_utf8(document: dict[str, Any], obs: Observation, outcome: Outcome | None
@@ -122,6 +141,6 @@ def byte_runs_as_utf8(document: dict[str, Any], obs: Observation, outcome: Outco
     ByteFallback gives one U+FFFD per byte piece of a run that is not UTF-8."""
     if not isinstance(outcome, Decoded):
         return outcome
-    return Decoded(_BYTE_RUN.sub(lambda run: bytes(
-        int(run.group(0)[i + 3:i + 5], 16) for i in range(0, len(run.group(0)), 6)
-    ).decode("utf-8", errors="replace"), outcome.text))
+    return Decoded(_PIECE_RUN.sub(lambda run: bytes(
+        ord(c) - _PIECE_BASE for c in run.group(0)).decode("utf-8", errors="replace"),
+        outcome.text))

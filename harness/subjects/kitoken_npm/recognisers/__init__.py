@@ -35,6 +35,7 @@ from ....judge.predicates import NONE, Context, Predicate
 from ...kitoken.recognisers import READINGS
 from ...kitoken.recognisers import RECOGNISERS as KITOKEN
 from ...kitoken.recognisers.readings import DECODE, ENCODE, Reading, Readings
+from ...kitoken.recognisers.refusals import _merge_sides
 from ...transformers_js.recognisers.replay import model_of, replaying, with_model, yes
 
 _INVALID_TOKEN: Final = re.compile(r"^invalid token (\d+)$")
@@ -98,6 +99,56 @@ def unk_not_special(document: dict[str, Any]) -> dict[str, Any] | None:
         for e in added]}
 
 
+_ADDED: dict[int, tuple[dict[str, Any], frozenset[str]]] = {}
+
+
+def _added_in_vocabulary(document: dict[str, Any]) -> frozenset[str]:
+    """The contents of the non-special added tokens (not the unk token) that are
+    vocabulary entries, once per document object (the special ones are kitoken's
+    ``special_entries_out_of_model``, composed before)."""
+    held = _ADDED.get(id(document))
+    if held is None or held[0] is not document:
+        model = model_of(document)
+        vocab = model.get("vocab")
+        found = frozenset() if model.get("type") != "BPE" or not isinstance(vocab, dict) \
+            else frozenset(c for e in document.get("added_tokens") or ()
+                           if isinstance(e, dict) and isinstance(c := e.get("content"), str)
+                           and e.get("special") is not True
+                           and c != model.get("unk_token")) & vocab.keys()
+        if len(_ADDED) > 64:
+            _ADDED.clear()
+        held = _ADDED[id(document)] = (document, found)
+    return held[1]
+
+
+def added_entries_out_of_model(document: dict[str, Any]) -> dict[str, Any] | None:
+    """kitoken 0.10.1 takes every added token (the kinds Control and Priority: ``special``
+    true or false) out of the model's vocabulary, where 0.11 takes the special ones only
+    (``special_entries_out_of_model``, composed before this one, which takes the others
+    out): Gemma 3's ``▁▁``, a non-special added token
+    matched on the raw text (``normalized`` false), is no model token, and two spaces
+    normalized to ``▁▁`` are two ``▁``. Upstream with those entries out of the vocabulary
+    (and the merges naming them), on texts holding none of them (their added-token
+    entries are left out too: upstream would number them anew)."""
+    gone = _added_in_vocabulary(document)
+    if not gone:
+        return None
+    model = model_of(document)
+    merges = [m for m in model.get("merges") or ()
+              if (sides := _merge_sides(m)) is None
+              or not {sides[0], sides[1], sides[0] + sides[1]} & gone]
+    changed = with_model(document, vocab={t: i for t, i in model["vocab"].items()
+                                          if t not in gone}, merges=merges)
+    return {**changed, "added_tokens": [e for e in document.get("added_tokens") or ()
+                                        if not (isinstance(e, dict)
+                                                and e.get("content") in gone)]}
+
+
+def _holds_no_added_of_vocabulary(document: dict[str, Any], obs: Observation) -> bool:
+    return isinstance(obs.input, str) and not any(
+        content in obs.input for content in _added_in_vocabulary(document))
+
+
 def _skipping_specials(document: dict[str, Any], obs: Observation) -> bool:
     return obs.option("skip_special_tokens") is True
 
@@ -148,6 +199,8 @@ def one_char_split_traps(ctx: Context, div: Divergence) -> frozenset[int]:
 NPM_READINGS: Final = Readings({
     **READINGS.readings,
     "added_token_ids_over_vocabulary": Reading(added_token_ids_over_vocabulary, ENCODE),
+    "added_entries_out_of_model": Reading(added_entries_out_of_model, ENCODE,
+                                          when=_holds_no_added_of_vocabulary),
     "unk_decoded_when_skipping_specials": Reading(unk_not_special, DECODE,
                                                   when=_skipping_specials),
 }, tiers=READINGS.tiers)
