@@ -280,7 +280,7 @@ def test_kitokens_merges_come_from_the_vocabulary_in_its_rank_order() -> None:
 
 def test_kitokens_byte_runs_are_read_as_one_utf8_text() -> None:
     from harness.core.outcome import Decoded
-    from harness.subjects.kitoken.recognisers import (
+    from harness.subjects.kitoken.recognisers.bytes import (
         byte_pieces_kept,
         byte_pieces_uppercased,
         byte_runs_as_utf8,
