@@ -35,6 +35,7 @@ def test_every_entry_has_a_section_that_reproduces_as_written(name: str) -> None
                or ()]
     written = {r.section.entry for r in results}
     assert [e for e in entries if e not in written] == [], "entries with no section"
+    assert written <= set(entries), "sections of entries the expectations do not have"
 
 
 def test_the_subjects_checked_are_the_matrix_subjects() -> None:
