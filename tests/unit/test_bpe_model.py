@@ -750,3 +750,15 @@ def test_only_short_pieces_of_a_long_word_are_kept() -> None:
     short_run = "a" * PIECE_CACHE_MAX_SYMBOLS
     assert m.long_word_columns(" ".join([short_run] * 5)) is not None
     assert list(m._piece_cache) == [(0,) * PIECE_CACHE_MAX_SYMBOLS]
+
+
+def test_shared_positions_are_0_to_n_below_the_cap_and_fresh_past_it() -> None:
+    from implementation import bpe
+
+    for n in (0, 1, 5, 1000, 70000):
+        shared = bpe._positions(n)
+        assert shared[:n + 1] == list(range(n + 1))
+    past = bpe._positions(bpe._SHARED_POSITIONS_MAX)
+    assert past == list(range(bpe._SHARED_POSITIONS_MAX + 1))
+    assert past is not bpe._SHARED_POSITIONS
+    assert len(bpe._SHARED_POSITIONS) <= bpe._SHARED_POSITIONS_MAX
