@@ -38,14 +38,17 @@ def _max_rss_bytes() -> int:
 def memory_child(examples: int, real_examples: int, seed_value: int) -> dict[str, Any]:
     """Runs in the child process: imports, exploration, pinned witnesses, real models;
     the peak resident size after each."""
-    from ..runs.generated import ENGINE, default_strategy
+    from ..core.profiles import DEFAULT_PROFILE, PROFILES
+    from ..runs.generated import ENGINE
     from ..runs.pinned import check_pinned_witnesses
     from ..runs.tally import Tally
+    from ..runs.workers import exploration_sampled, strategy_of
 
     out: dict[str, Any] = {"after_imports": _max_rss_bytes()}
     stats = Tally()
     started = time.perf_counter()
-    ENGINE.explore(default_strategy(), budget=examples, seed_value=seed_value, tally=stats)
+    strategy = strategy_of(None, exploration_sampled(PROFILES[DEFAULT_PROFILE]))
+    ENGINE.explore(strategy, budget=examples, seed_value=seed_value, tally=stats)
     out["explore_seconds"] = time.perf_counter() - started
     out["comparisons"] = stats.comparisons
     out["after_exploration"] = _max_rss_bytes()

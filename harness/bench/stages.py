@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
+from ..core.profiles import RunProfile
 from .figures import rates, summary
 from .scales import Scale
 
@@ -132,16 +133,16 @@ STAGE_MEANING = {
 }
 
 
-def explore_once(examples: int, seed_value: int) -> dict[str, Any]:
-    """One instrumented exploration of ``examples`` cases of the default strategy."""
+def explore_once(examples: int, seed_value: int, profile: RunProfile) -> dict[str, Any]:
+    """One instrumented exploration of ``examples`` cases of ``profile``'s strategy."""
     from ..judge.coverage import rules_exercised
-    from ..runs import generated
     from ..runs.engine import Engine
     from ..runs.tally import Tally
+    from ..runs.workers import exploration_sampled, strategy_of
 
     clock = StageClock()
     stats = Tally()
-    strategy = timed_strategy(generated.default_strategy(), clock)
+    strategy = timed_strategy(strategy_of(None, exploration_sampled(profile)), clock)
     engine = Engine(observe=timed_observer(clock), rules=rules_exercised, timing=clock)
     cpu = time.process_time()
     started = time.perf_counter()
@@ -160,7 +161,8 @@ def section_harness(scale: Scale, notes: list[str]) -> dict[str, Any]:
     profile = PROFILES[DEFAULT_PROFILE]
     examples = profile.examples if scale.harness_examples is None else scale.harness_examples
     seed_value = 0
-    runs = [explore_once(examples, seed_value) for _ in range(scale.harness_repeats)]
+    runs = [explore_once(examples, seed_value, profile)
+            for _ in range(scale.harness_repeats)]
     comparisons = [r["comparisons"] for r in runs]
     if len(set(comparisons)) != 1:
         notes.append(f"harness: the repeats compared different counts {comparisons} "
@@ -182,7 +184,9 @@ def section_harness(scale: Scale, notes: list[str]) -> dict[str, Any]:
     }
     return {
         "what": f"the exploration phase of the default conformance profile "
-                f"({profile.name}: {profile.examples} cases, seed {seed_value}, one process, "
+                f"({profile.name}: {profile.examples} cases, each with "
+                f"{profile.sampled_texts} sampled texts and {profile.sampled_id_runs} id runs "
+                f"besides its drawn ones, seed {seed_value}, one process, "
                 "no shrinking), instrumented with time.perf_counter around each stage",
         "note": "Hypothesis mixes constants from the loaded modules of this repository into "
                 "what it draws, so with this module and the other sections loaded a seed "

@@ -22,18 +22,24 @@ class RunProfile:
     real_corpus: int | None = None
     #: The first this many conformance fixtures (None: every one).
     real_fixtures: int | None = None
+    #: Texts and id runs each explored case gets besides its drawn ones, expanded from one
+    #: drawn seed (decision 0054); witness searches draw without them.
+    sampled_texts: int = 0
+    sampled_id_runs: int = 0
 
 
 PROFILES: dict[str, RunProfile] = {
     p.name: p
     for p in (
         RunProfile("smoke", 20, 5, 20, 5, "seconds: the command line's own tests",
-                real_corpus=60, real_fixtures=2),
+                real_corpus=60, real_fixtures=2, sampled_texts=8, sampled_id_runs=4),
         RunProfile("dev", 300, 150, 400, 500, "a quick look while developing",
-                real_corpus=300),
+                real_corpus=300, sampled_texts=24, sampled_id_runs=8),
         RunProfile("ci", 3000, 300, 800, 20000,
-                "the default: what `nox -s conformance` runs in CI"),
-        RunProfile("nightly", 30000, 1000, 4000, 100000, "the long nightly exploration"),
+                "the default: what `nox -s conformance` runs in CI",
+                sampled_texts=24, sampled_id_runs=8),
+        RunProfile("nightly", 30000, 1000, 4000, 100000, "the long nightly exploration",
+                   sampled_texts=48, sampled_id_runs=16),
         RunProfile("matrix", 20, 5, 20, 0, "the matrix' budget for each subject: smoke's "
                    "cases, every real file over the whole corpus"),
     )

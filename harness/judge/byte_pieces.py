@@ -124,10 +124,15 @@ def _symbols(enc: Encoded, word: list[int], run_range: tuple[int, int], prefix: 
         char, begin, _ = symbols[-1]
         symbols[-1] = (char, begin, len(run))
     out = [_Symbol(char) for char, _, _ in symbols]
+    # The symbols are consecutive byte ranges and the positions' ranges ascend: each
+    # position lies wholly inside the first symbol not ending at or before its start, or
+    # inside none.
+    k = 0
     for (lo, hi), i in zip(bounds, word[start:end], strict=True):
-        for symbol, (_, begin, stop) in zip(out, symbols, strict=True):
-            if begin <= lo and hi <= stop:
-                symbol.positions.append(i)
+        while k < len(symbols) and symbols[k][2] <= lo:
+            k += 1
+        if k < len(symbols) and symbols[k][1] <= lo and hi <= symbols[k][2]:
+            out[k].positions.append(i)
     return out
 
 

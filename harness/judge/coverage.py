@@ -64,6 +64,9 @@ def _from_stream(enc: Encoded, text: str, model: dict[str, Any], track: str) -> 
     unk = model.get("unk_token")
     kinds: list[str] = []
     for token, (start, end) in zip(enc.tokens, enc.spans, strict=False):
+        if "<0x" not in token:  # no byte piece (the common case: no regex)
+            kinds.append("unk" if token == unk else "other")
+            continue
         source = text[start:end] if 0 <= start <= end <= len(text) else ""
         pieces = _BYTE.findall(token)
         if pieces and _BYTE.sub("", token) == "" and source != token:

@@ -69,6 +69,11 @@ def decorated_byte_fallback_spans(ctx: Context, div: Divergence) -> frozenset[in
     words = _words_with_decorated_bytes(ref, div.observation,
                                         prefix if isinstance(prefix, str) else "",
                                         suffix if isinstance(suffix, str) else "")
+    candidates = [i for i in _differing_spans(ref, up)
+                  if i < len(ref.model_word_ids) and ref.model_word_ids[i] is not None
+                  and _word_key(ref, i) in words]
+    if not candidates:
+        return NONE
     # Our side: every byte piece of the word sits on its own symbol's character.
     obs = div.observation
     texts = (obs.input if isinstance(obs.input, str) else "",
@@ -76,9 +81,7 @@ def decorated_byte_fallback_spans(ctx: Context, div: Divergence) -> frozenset[in
     wrong = byte_piece_violations(ref, texts, ctx.doc.model, plain=(
         not ctx.doc.present("normalizer") and not ctx.doc.present("pre_tokenizer")))
     bad_words = {_word_key(ref, i) for i in wrong}
-    return frozenset(i for i in _differing_spans(ref, up)
-                     if i < len(ref.model_word_ids) and ref.model_word_ids[i] is not None
-                     and _word_key(ref, i) in words and _word_key(ref, i) not in bad_words)
+    return frozenset(i for i in candidates if _word_key(ref, i) not in bad_words)
 
 
 def byte_level_trimmed_offsets(ctx: Context, div: Divergence) -> frozenset[int]:

@@ -164,6 +164,9 @@ def no_larger(witness: Witness, than: Witness) -> bool:
 
 def keep_smaller(store: dict[str, Witness], key: str, witness: Witness) -> None:
     current = store.get(key)
+    if current is not None and current.case is witness.case and (
+            current.fixture == witness.fixture):
+        return  # another verdict on the case held: the same order, so the one held stays
     if current is None or (no_larger(witness, current)
                            and witness_order(witness) != witness_order(current)):
         store[key] = witness

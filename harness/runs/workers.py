@@ -123,26 +123,33 @@ def engine_of(subject: str | None) -> Engine:
     return ENGINE if subject is None else engine_for(subject).engine
 
 
-def strategy_of(subject: str | None) -> Any:
+def strategy_of(subject: str | None, sampled: tuple[int, int] = (0, 0)) -> Any:
     """The generated cases of a run: the default ones, narrowed for a subject whose
-    expectations say what they have been triaged over (``generator``)."""
-    if subject is None:
-        return default_strategy()
-    narrowing = engine_for(subject).expectations.generator
-    if not narrowing:
+    expectations say what they have been triaged over (``generator``); ``sampled``: the
+    texts and id runs each case gets besides its drawn ones (an exploration's, from its
+    profile; a witness search draws without them)."""
+    narrowing: dict[str, Any] = {} if subject is None else dict(
+        engine_for(subject).expectations.generator or {})
+    if not narrowing and sampled == (0, 0):
         return default_strategy()
     from ..strategies import cases
 
-    constraints: dict[str, Any] = dict(narrowing)
-    return cases(**constraints)
+    if sampled != (0, 0):
+        narrowing.update(sampled_texts=sampled[0], sampled_id_runs=sampled[1])
+    return cases(**narrowing)
+
+
+def exploration_sampled(profile: RunProfile) -> tuple[int, int]:
+    """The sampled inputs each explored case of ``profile`` gets (decision 0054)."""
+    return profile.sampled_texts, profile.sampled_id_runs
 
 
 def _explore_shard(shard: int, budget: int, seed_value: int, report: bool,
-                   subject: str | None) -> Tally:
+                   subject: str | None, *, sampled: tuple[int, int]) -> Tally:
     tally = Tally()
     reporter = _ShardReporter(shard, _progress_queue) if report else None
-    engine_of(subject).explore(strategy_of(subject), budget=budget, seed_value=seed_value,
-                               tally=tally, progress=reporter)
+    engine_of(subject).explore(strategy_of(subject, sampled), budget=budget,
+                               seed_value=seed_value, tally=tally, progress=reporter)
     if reporter is not None:
         reporter.post(tally)
     return tally
@@ -187,7 +194,15 @@ class Workers:
 
     @property
     def strategy(self) -> Any:
+        """What witness searches draw from."""
         return self._strategy if self._strategy is not None else strategy_of(self.subject)
+
+    @property
+    def exploration(self) -> Any:
+        """What the exploration draws from: with the profile's sampled inputs."""
+        if self._strategy is not None:
+            return self._strategy
+        return strategy_of(self.subject, exploration_sampled(self.profile))
 
     def __enter__(self) -> Workers:
         if self.count > 1:
@@ -241,14 +256,14 @@ class Workers:
         if self._pool is None:
             for shard, share in jobs:
                 part = Tally()
-                self.engine.explore(self.strategy, budget=share,
+                self.engine.explore(self.exploration, budget=share,
                                     seed_value=shard_seed(self.seed, shard), tally=part,
                                     progress=_offset(tally, progress))
                 tally.merge(part)
             return tally
         futures = [self._pool.submit(_explore_shard, shard, share,
                                      shard_seed(self.seed, shard), progress is not None,
-                                     self.subject)
+                                     self.subject, sampled=exploration_sampled(self.profile))
                    for shard, share in jobs]
         with self._relay(tally, progress):
             parts = [_result(future) for future in futures]

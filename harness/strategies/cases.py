@@ -27,6 +27,8 @@ from harness.strategies.components import normalizers, post_processors, pre_toke
 from harness.strategies.decoders import decoders
 from harness.strategies.malformed import MALFORMATIONS
 from harness.strategies.profile import DEFAULT_WEIGHTS, UnkKind, Weights
+from harness.strategies.sampled_inputs import sampled_inputs
+from harness.strategies.sampled_texts import seeds
 from harness.strategies.texts import id_runs_for, inventory, pairs_for, texts_for
 from harness.strategies.vocabulary import bpe_models
 
@@ -146,6 +148,12 @@ def cases_from(draw: st.DrawFn, profile: Weights = DEFAULT_WEIGHTS) -> Case:
         pairs = draw(st.lists(pairs_for(offer), min_size=1, max_size=2))
     id_runs = draw(st.lists(id_runs_for(offer), min_size=shares.ID_RUNS_MIN,
                             max_size=shares.ID_RUNS_MAX))
+    if profile.sampled_texts or profile.sampled_id_runs:
+        more_texts, more_runs = sampled_inputs(
+            offer, draw(seeds()), texts=profile.sampled_texts,
+            id_runs=profile.sampled_id_runs, drawn_texts=texts)
+        texts = [*texts, *more_texts]
+        id_runs = [*id_runs, *more_runs]
     if draw(weighted(profile.malformed)) == "malformed":
         document = MALFORMATIONS[draw(st.sampled_from(sorted(MALFORMATIONS)))].apply(document)
     return Case(document=document, texts=tuple(texts), id_runs=tuple(id_runs),

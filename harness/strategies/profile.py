@@ -434,6 +434,10 @@ class Weights:
     template_shape: Mapping[str, int] = dataclasses.field(
         default_factory=lambda: dict(TEMPLATE_SHAPE))
     pairs: int = PAIRS
+    #: Inputs added to the drawn ones, expanded from one drawn seed (``sampled_inputs``;
+    #: a run profile sets them for its exploration, decision 0054).
+    sampled_texts: int = 0
+    sampled_id_runs: int = 0
     template_hazard: int = TEMPLATE_HAZARD
     regex_hazard: int = REGEX_HAZARD
     byte_level_normalizer: Mapping[NormalizerKind, int] = dataclasses.field(
@@ -458,7 +462,7 @@ class Weights:
         Strip windows, broken templates, regexes Oniguruma refuses, malformed documents and
         malformed Splits);
         ``strip_hazard``, ``pairs``, ``template_hazard`` and ``regex_hazard`` take a
-        per-thousand number.
+        per-thousand number; ``sampled_texts`` and ``sampled_id_runs`` a count.
         Narrowing a dimension only one family draws (``CLASSIC_ONLY``, ``BYTE_LEVEL_ONLY``)
         narrows the family to that one too, unless ``family`` is given.
         """
@@ -482,7 +486,8 @@ class Weights:
                     updates["split_pattern"] = {
                         kind: weight for kind, weight in self.split_pattern.items()
                         if kind not in SPLIT_PATTERN_HAZARDS}
-            elif name in ("strip_hazard", "pairs", "template_hazard", "regex_hazard"):
+            elif name in ("strip_hazard", "pairs", "template_hazard", "regex_hazard",
+                          "sampled_texts", "sampled_id_runs"):
                 updates[name] = int(value)
             elif name in {f.name for f in dataclasses.fields(self)}:
                 updates[name] = restrict(getattr(self, name), _options(name, value))

@@ -265,7 +265,7 @@ def _inventory(document: Mapping[str, Any] | Inventory) -> Inventory:
 # --- id runs ------------------------------------------------------------------------------
 
 
-def _char_bytes(inv: Inventory, min_width: int) -> list[tuple[int, ...]]:
+def char_bytes(inv: Inventory, min_width: int) -> list[tuple[int, ...]]:
     """Byte-piece ids of characters whose every byte has a piece, of at least ``min_width``."""
     pool = ["a", "\t", *inv.covered[:8], *chars.UNCOVERED_POOL, *chars.TWO_BYTE[:3]]
     out: list[tuple[int, ...]] = []
@@ -292,8 +292,8 @@ def _split(draw: st.DrawFn, whole: list[tuple[int, ...]], specials: tuple[int, .
 
 def id_segments(inv: Inventory) -> st.SearchStrategy[list[int]]:
     w = shares.ID_SEGMENT
-    chars_ = _char_bytes(inv, 1)
-    multi = _char_bytes(inv, 2)
+    chars_ = char_bytes(inv, 1)
+    multi = char_bytes(inv, 2)
     invalid = [tuple(inv.byte_ids[b] for b in run) for run in chars.INVALID_BYTE_RUNS
                if all(b in inv.byte_ids for b in run)]
     specials = inv.special_ids
