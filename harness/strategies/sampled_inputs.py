@@ -46,9 +46,13 @@ class IdRunSampler:
             out.extend(self._segment(rng))
         return tuple(out)
 
-    def _segment(self, rng: random.Random) -> Sequence[int]:
-        kind = self._kinds[bisect.bisect_right(self._cumulative,
+    def kind(self, rng: random.Random) -> str:
+        """A kind of segment the vocabulary offers, by ``ID_SEGMENT``'s weights."""
+        return self._kinds[bisect.bisect_right(self._cumulative,
                                                rng.randrange(self._cumulative[-1]))]
+
+    def _segment(self, rng: random.Random) -> Sequence[int]:
+        kind = self.kind(rng)
         inv = self._inv
         if kind == "valid":
             return [rng.choice(inv.ids) for _ in range(rng.randint(1, 6))]
