@@ -32,7 +32,7 @@ PROFILES: dict[str, RunProfile] = {
     p.name: p
     for p in (
         RunProfile("smoke", 20, 5, 20, 5, "seconds: the command line's own tests",
-                real_corpus=60, real_fixtures=2, sampled_texts=8, sampled_id_runs=4),
+                real_corpus=60, real_fixtures=2),
         RunProfile("dev", 300, 150, 400, 500, "a quick look while developing",
                 real_corpus=300, sampled_texts=24, sampled_id_runs=8),
         RunProfile("ci", 3000, 300, 800, 20000,
