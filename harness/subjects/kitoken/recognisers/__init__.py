@@ -20,6 +20,7 @@ from ....core.observation import Observation
 from ....core.outcome import Decoded, Encoded, Outcome
 from ....judge.predicates import Predicate
 from ...transformers_js.recognisers.replay import model_of, replaying, with_model
+from .added import merge_joins_not_added
 from .bytes import (
     _decodes_byte_runes,
     byte_pieces_as_tokens,
@@ -505,6 +506,7 @@ def _decoder_byte_fallback(document: dict[str, Any], obs: Observation) -> bool:
 READINGS: Final = Readings({
     "special_entries_out_of_model": Reading(special_entries_out_of_model, ENCODE,
                                             when=_holds_no_special_of_vocabulary),
+    "merge_joins_not_added": Reading(merge_joins_not_added, ENCODE),
     "no_template": Reading(_unchanged, ENCODE, request=_without_template,
                            when=_asks_template),
     "lowercase_byte_pieces": Reading(byte_pieces_uppercased, ENCODE | DECODE),
