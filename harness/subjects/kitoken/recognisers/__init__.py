@@ -410,9 +410,12 @@ def unk_runs_collapsed(document: dict[str, Any], obs: Observation, outcome: Outc
     unk = _unk_id(document)
     if not isinstance(outcome, Encoded) or unk is None:
         return outcome
-    ids = [i for n, i in enumerate(outcome.ids)
-           if not (i == unk and n and outcome.ids[n - 1] == unk)]
-    return Encoded(ids=tuple(ids), tokens=(), spans=(), special_mask=())
+    keep = [n for n, i in enumerate(outcome.ids)
+            if not (i == unk and n and outcome.ids[n - 1] == unk)]
+    tokens = tuple(outcome.tokens[n] for n in keep) \
+        if len(outcome.tokens) == len(outcome.ids) else ()
+    return Encoded(ids=tuple(outcome.ids[n] for n in keep), tokens=tokens, spans=(),
+                   special_mask=())
 
 
 def _unchanged(document: dict[str, Any]) -> dict[str, Any]:
