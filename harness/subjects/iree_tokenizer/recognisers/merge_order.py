@@ -20,6 +20,8 @@ _BYTE_TOKEN: Final = re.compile(r"^<0x([0-9A-F]{2})>$")
 #: through another encoder this port does not read.
 _BACKTRACK_FLOOR: Final = 2048
 _BACKTRACK_CEILING: Final = 4095
+#: The most tokens an answer held where the library was measured to keep them all.
+_TOKENS_KEPT: Final = 32
 
 
 def _byte_level(document: dict[str, Any]) -> bool:
@@ -92,11 +94,13 @@ def _word_bytes(tokens: list[str], byte_level: bool, unk: str | None) -> bytes |
     return bytes(out)
 
 
-def rebuilt(ctx: Context, answer: Encoded) -> tuple[int, ...] | None:
+def rebuilt(ctx: Context, answer: Encoded, drop: str | None = None
+            ) -> tuple[int, ...] | None:
     """``answer``'s ids with every pre-tokenized word (upstream's ``word_ids``; an added
-    token and a template special kept) tokenized again by the library's backtracking
-    encoder; None where that cannot be read (no word ids, the unk token in a word, a
-    word past the backtracking encoder's length)."""
+    token and a template special kept, a ``drop`` token, a replay's marker, left out)
+    tokenized again by the library's backtracking encoder; None where that cannot be
+    read (no word ids, the unk token in a word, a word past the backtracking encoder's
+    length)."""
     tables = tables_of(ctx)
     if tables is None or len(answer.word_ids) != len(answer.ids):
         return None
@@ -111,6 +115,9 @@ def rebuilt(ctx: Context, answer: Encoded) -> tuple[int, ...] | None:
         end = at + 1
         while word is not None and end < len(answer.ids) and answer.word_ids[end] == word:
             end += 1
+        if end == at + 1 and drop is not None and answer.tokens[at] == drop:
+            at = end
+            continue
         if word is None or (end == at + 1 and answer.ids[at] in added):
             ids.append(answer.ids[at])
             at = end
@@ -126,6 +133,26 @@ def rebuilt(ctx: Context, answer: Encoded) -> tuple[int, ...] | None:
 def _added_ids(ctx: Context) -> frozenset[int]:
     return ctx.doc.memo("added ids", lambda: frozenset(
         e["id"] for e in ctx.doc.added_tokens if isinstance(e.get("id"), int)))
+
+
+def reordered_as(ctx: Context, subject: Any, answer: Any, drop: str | None = None) -> bool:
+    """A replayed upstream ``answer`` (its ``drop`` markers left out) with each word
+    tokenized again by the library's encoder (``rebuilt``) is exactly the subject's
+    answer (ids and tokens; type ids all 0 like every single text's)."""
+    return isinstance(subject, Encoded) and isinstance(answer, Encoded) \
+        and not any(subject.type_ids) \
+        and _same_as_subject(ctx, subject, rebuilt(ctx, answer, drop))
+
+
+def cut_short(ctx: Context, subject: Encoded, answer: Encoded) -> bool:
+    """The subject's ids and tokens are ``answer``'s with their end cut off (the loss of
+    ``end_dropped_without_byte_fallback``), ``answer``'s as they are or with each word
+    tokenized again by the library's encoder (``backtracking_merge_order``)."""
+    kept = len(subject.ids)
+    if answer.ids[:kept] == subject.ids:
+        return answer.tokens[:kept] == subject.tokens
+    ids = rebuilt(ctx, answer)
+    return ids is not None and _same_as_subject(ctx, subject, ids[:kept])
 
 
 def _same_as_subject(ctx: Context, subject: Encoded, ids: tuple[int, ...] | None) -> bool:
@@ -167,7 +194,8 @@ def non_special_added_token_unmatched(ctx: Context, div: Divergence) -> frozense
     special ones, so Gemma 3's "<s>" (a non-special added token) is tokenized as text
     ("<", "s", ">"). Checked: upstream replayed on the document without its non-special
     added tokens answers exactly the subject's ids and tokens, each word as it is or
-    tokenized again by the library's encoder (``backtracking_merge_order``)."""
+    tokenized again by the library's encoder (``backtracking_merge_order``), or with
+    its end cut off after at least 32 tokens (``end_dropped_without_byte_fallback``)."""
     obs = div.observation
     subject = obs.subject
     if not (obs.operation == "encode" and isinstance(subject, Encoded)
@@ -182,4 +210,6 @@ def non_special_added_token_unmatched(ctx: Context, div: Divergence) -> frozense
     if not isinstance(replayed, Encoded):
         return NONE
     return yes(_same_as_subject(ctx, subject, replayed.ids)
-               or _same_as_subject(ctx, subject, rebuilt(ctx, replayed)))
+               or _same_as_subject(ctx, subject, rebuilt(ctx, replayed))
+               or (_TOKENS_KEPT <= len(subject.ids) < len(replayed.ids)
+                   and cut_short(ctx, subject, replayed)))
