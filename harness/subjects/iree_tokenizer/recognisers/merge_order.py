@@ -138,20 +138,29 @@ def _added_ids(ctx: Context) -> frozenset[int]:
 def reordered_as(ctx: Context, subject: Any, answer: Any, drop: str | None = None) -> bool:
     """A replayed upstream ``answer`` (its ``drop`` markers left out) with each word
     tokenized again by the library's encoder (``rebuilt``) is exactly the subject's
-    answer (ids and tokens; type ids all 0 like every single text's)."""
-    return isinstance(subject, Encoded) and isinstance(answer, Encoded) \
-        and not any(subject.type_ids) \
-        and _same_as_subject(ctx, subject, rebuilt(ctx, answer, drop))
+    answer (ids and tokens; type ids all 0 like every single text's), or, the subject
+    holding at least 32 tokens, is it with its end cut off (``cut_short``)."""
+    if not (isinstance(subject, Encoded) and isinstance(answer, Encoded)
+            and not any(subject.type_ids)):
+        return False
+    if _same_as_subject(ctx, subject, rebuilt(ctx, answer, drop)):
+        return True
+    longer = sum(1 for token in answer.tokens if token != drop) > len(subject.ids)
+    return longer and len(subject.ids) >= _TOKENS_KEPT and cut_short(ctx, subject, answer,
+                                                                       drop)
 
 
-def cut_short(ctx: Context, subject: Encoded, answer: Encoded) -> bool:
-    """The subject's ids and tokens are ``answer``'s with their end cut off (the loss of
-    ``end_dropped_without_byte_fallback``), ``answer``'s as they are or with each word
-    tokenized again by the library's encoder (``backtracking_merge_order``)."""
+def cut_short(ctx: Context, subject: Encoded, answer: Encoded, drop: str | None = None
+              ) -> bool:
+    """The subject's ids and tokens are ``answer``'s (its ``drop`` markers left out) with
+    their end cut off (the loss of ``end_dropped_without_byte_fallback``), ``answer``'s
+    as they are or with each word tokenized again by the library's encoder
+    (``backtracking_merge_order``)."""
     kept = len(subject.ids)
-    if answer.ids[:kept] == subject.ids:
-        return answer.tokens[:kept] == subject.tokens
-    ids = rebuilt(ctx, answer)
+    plain = [at for at, token in enumerate(answer.tokens) if token != drop]
+    if tuple(answer.ids[at] for at in plain[:kept]) == subject.ids:
+        return tuple(answer.tokens[at] for at in plain[:kept]) == subject.tokens
+    ids = rebuilt(ctx, answer, drop)
     return ids is not None and _same_as_subject(ctx, subject, ids[:kept])
 
 
