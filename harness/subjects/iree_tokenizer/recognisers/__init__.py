@@ -29,6 +29,7 @@ from .decodes import (
     end_dropped_without_byte_fallback,
     strip_per_token,
 )
+from .merge_order import backtracking_merge_order, non_special_added_token_unmatched
 from .readings import (
     byte_level_prefix_space_once,
     cut_before_added_token_character,
@@ -97,6 +98,8 @@ _ALL: Final[tuple[Callable[[Context, Divergence], frozenset[int]], ...]] = (
     long_decode_refused,
     byte_fallback_before_added_token_deadlock,
     end_dropped_without_byte_fallback,
+    backtracking_merge_order,
+    non_special_added_token_unmatched,
 )
 RECOGNISERS: dict[str, Predicate] = {
     function.__name__: replaying(function if function is id_to_token_none_past_count

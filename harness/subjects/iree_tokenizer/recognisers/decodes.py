@@ -9,12 +9,13 @@ from typing import Any, Final
 
 from ....core.outcome import Decoded, Encoded
 from ....judge.compare import Divergence
-from ....judge.predicates import NONE, Context
+from ....judge.predicates import ALL, NONE, Context
 from ...transformers_js.recognisers.replay import (
     document_ids,
     replay_on,
     yes,
 )
+from .merge_order import cut_short
 from .readings import _BYTE_TOKEN, _DECODED_BYTE, _names
 
 
@@ -53,19 +54,23 @@ _TOKENS_KEPT: Final = 32
 def byte_tokens_dropped(ctx: Context, div: Divergence) -> frozenset[int]:
     """Byte fallback over a long run of characters missing from the vocabulary: the
     library silently loses tokens (a run of 36 bytes gives 34 tokens, 300 give 166):
-    byte tokens, or the end of the text after them. Checked: byte_fallback is on,
-    upstream's answer holds more than 32 tokens, some of them byte tokens (``<0x..>``),
-    and the subject's ids are upstream's with their end cut off after at least 32
-    tokens kept, or with some removed, in order, every one removed a byte token."""
+    byte tokens, or the end of the text after them (a long text with no byte token
+    loses its end too, as ``end_dropped_without_byte_fallback``). Checked: byte_fallback
+    is on, upstream's answer holds more than 32 tokens, and the subject's ids are
+    upstream's (as they are or with each word tokenized again
+    by the library's encoder: ``backtracking_merge_order``) with their end cut off
+    after at least 32 tokens kept, or (upstream having byte tokens, ``<0x..>``) with
+    some removed, in order, every one removed a byte token."""
     obs = div.observation
     subject, upstream = obs.subject, obs.upstream
     if not (obs.operation == "encode" and ctx.doc.byte_fallback
             and isinstance(subject, Encoded) and isinstance(upstream, Encoded)
-            and len(subject.ids) < len(upstream.ids) and len(upstream.ids) > _TOKENS_KEPT
-            and any(_BYTE_TOKEN.match(t) for t in upstream.tokens)):
+            and len(subject.ids) < len(upstream.ids) and len(upstream.ids) > _TOKENS_KEPT):
         return NONE
-    if len(subject.ids) >= _TOKENS_KEPT and upstream.ids[:len(subject.ids)] == subject.ids:
-        return yes(upstream.tokens[:len(subject.ids)] == subject.tokens)
+    if len(subject.ids) >= _TOKENS_KEPT and cut_short(ctx, subject, upstream):
+        return ALL
+    if not any(_BYTE_TOKEN.match(t) for t in upstream.tokens):
+        return NONE
     names = {v: k for k, v in ctx.doc.vocab.items() if isinstance(v, int)}
     at = 0
     for number in upstream.ids:
@@ -81,15 +86,16 @@ def end_dropped_without_byte_fallback(ctx: Context, div: Divergence) -> frozense
     silently loses the end of the text, as it loses tokens with byte fallback
     (``byte_tokens_dropped``): 40 "a" with no merges give 36 tokens, 100 "é" 116 of 200.
     Checked: byte_fallback is off, upstream's answer holds more than 32 tokens, and the
-    subject's ids and tokens are upstream's with their end cut off after at least 32."""
+    subject's ids and tokens are upstream's (as they are or with each word tokenized
+    again by the library's encoder: ``backtracking_merge_order``) with their end cut
+    off after at least 32."""
     obs = div.observation
     subject, upstream = obs.subject, obs.upstream
     if not (obs.operation == "encode" and not ctx.doc.byte_fallback
             and isinstance(subject, Encoded) and isinstance(upstream, Encoded)
             and _TOKENS_KEPT <= len(subject.ids) < len(upstream.ids)):
         return NONE
-    kept = len(subject.ids)
-    return yes(upstream.ids[:kept] == subject.ids and upstream.tokens[:kept] == subject.tokens)
+    return yes(cut_short(ctx, subject, upstream))
 
 
 def byte_level_decoded_per_token(ctx: Context, div: Divergence) -> frozenset[int]:

@@ -23,6 +23,7 @@ from ...transformers_js.recognisers.replay import (
     unmarked,
     yes,
 )
+from .merge_order import reordered_as
 
 
 def unk_per_byte(ctx: Context, div: Divergence) -> frozenset[int]:
@@ -289,7 +290,9 @@ def _segmented(ctx: Context, div: Divergence, *, cut: bool) -> frozenset[int]:
     once, to the first piece of text (after the added tokens the text starts with, not
     again after a later added token), and, with ``cut``,
     the text cut before every character that begins an added token (a marker added
-    token there, dropped from the answer)."""
+    token there, dropped from the answer); its answer as it is or with each word
+    tokenized again by the library's encoder (``backtracking_merge_order``), or cut
+    short after at least 32 tokens (``end_dropped_without_byte_fallback``)."""
     obs = div.observation
     if not (obs.operation == "encode" and isinstance(obs.input, str) and obs.input
             and isinstance(obs.subject, Encoded)):
@@ -302,9 +305,10 @@ def _segmented(ctx: Context, div: Divergence, *, cut: bool) -> frozenset[int]:
     if not prepended and not cuts:
         return NONE
     first = after_leading_matches(obs.input, contents)
-    inserts = [(at, 1, MARKER) for at in cuts]
+    # a cut where the first piece begins cuts nothing: the Prepend joins what follows
+    inserts = [(at, 1, MARKER) for at in cuts if at != first]
     if prepended and first < len(obs.input):
-        inserts.append((first, 0, prepended))  # inserted after a cut there: in front of it
+        inserts.append((first, 0, prepended))
     text = obs.input
     for at, _, inserted in sorted(inserts, reverse=True):
         text = text[:at] + inserted + text[at:]
@@ -313,8 +317,9 @@ def _segmented(ctx: Context, div: Divergence, *, cut: bool) -> frozenset[int]:
               "rstrip": False, "normalized": False, "special": False}
     document = {**ctx.doc.raw, "normalizer": normalizer,
                 "added_tokens": [*ctx.doc.added_tokens, marker]}
-    replayed = unmarked(replay_on(document, dataclasses.replace(obs, input=text)))
-    return yes(same_tiers(obs.subject, replayed))
+    marked = replay_on(document, dataclasses.replace(obs, input=text))
+    return yes(same_tiers(obs.subject, unmarked(marked))
+               or reordered_as(ctx, obs.subject, marked, MARKER))
 
 
 def prepend_once(ctx: Context, div: Divergence) -> frozenset[int]:
