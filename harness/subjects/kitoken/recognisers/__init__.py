@@ -20,6 +20,7 @@ from ....core.observation import Observation
 from ....core.outcome import Decoded, Encoded, Outcome
 from ....judge.predicates import Predicate
 from ...transformers_js.recognisers.replay import model_of, replaying, with_model
+from .added import merge_joins_not_added
 from .bytes import (
     _decodes_byte_runes,
     byte_pieces_as_tokens,
@@ -409,9 +410,12 @@ def unk_runs_collapsed(document: dict[str, Any], obs: Observation, outcome: Outc
     unk = _unk_id(document)
     if not isinstance(outcome, Encoded) or unk is None:
         return outcome
-    ids = [i for n, i in enumerate(outcome.ids)
-           if not (i == unk and n and outcome.ids[n - 1] == unk)]
-    return Encoded(ids=tuple(ids), tokens=(), spans=(), special_mask=())
+    keep = [n for n, i in enumerate(outcome.ids)
+            if not (i == unk and n and outcome.ids[n - 1] == unk)]
+    tokens = tuple(outcome.tokens[n] for n in keep) \
+        if len(outcome.tokens) == len(outcome.ids) else ()
+    return Encoded(ids=tuple(outcome.ids[n] for n in keep), tokens=tokens, spans=(),
+                   special_mask=())
 
 
 def _unchanged(document: dict[str, Any]) -> dict[str, Any]:
@@ -505,6 +509,7 @@ def _decoder_byte_fallback(document: dict[str, Any], obs: Observation) -> bool:
 READINGS: Final = Readings({
     "special_entries_out_of_model": Reading(special_entries_out_of_model, ENCODE,
                                             when=_holds_no_special_of_vocabulary),
+    "merge_joins_not_added": Reading(merge_joins_not_added, ENCODE),
     "no_template": Reading(_unchanged, ENCODE, request=_without_template,
                            when=_asks_template),
     "lowercase_byte_pieces": Reading(byte_pieces_uppercased, ENCODE | DECODE),

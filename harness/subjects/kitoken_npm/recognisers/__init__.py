@@ -3,8 +3,8 @@ package). A plugin of the judge (decision 0034).
 
 kitoken 0.10.1 on npm is the engine of the PyPI subject kitoken 0.11.1 a version apart:
 its refusals are recognised by kitoken's own recognisers and its readings are kitoken's
-(``harness/subjects/kitoken/recognisers``, imported, never copied), composed with the one
-way 0.10.1 reads a document differently:
+(``harness/subjects/kitoken/recognisers``, imported, never copied), composed with the ways
+0.10.1 reads a document differently:
 
 - ``unk_decoded_when_skipping_specials``: 0.10.1's ``decode(ids, false)`` skips only the
   added tokens of the kind Control (``special`` true and not the unk token): the unk
@@ -15,6 +15,9 @@ way 0.10.1 reads a document differently:
   its special vocabulary, and keys its vocabulary by bytes: the entry's id is gone);
   upstream's added vocabulary takes the model's id for a content the model has. 0.11
   ("Remove priority specials from vocab") gives the vocabulary's id.
+- ``added_entries_out_of_model`` and ``first_listed_added_tokens`` (``added.py``): every
+  added token is out of the model's vocabulary, and the added tokens are cut out of a
+  text leftmost-first in kitoken's order of them (upstream: leftmost-longest).
 
 and two refusals: ``decode_shadowed_entry_refused`` (the id of such a vocabulary entry is
 unknown to 0.10.1's decode, "invalid token N") and ``regex_escape_refused`` (0.10.1's
@@ -35,8 +38,13 @@ from ....judge.predicates import NONE, Context, Predicate
 from ...kitoken.recognisers import READINGS
 from ...kitoken.recognisers import RECOGNISERS as KITOKEN
 from ...kitoken.recognisers.readings import DECODE, ENCODE, Reading, Readings
-from ...kitoken.recognisers.refusals import _merge_sides
 from ...transformers_js.recognisers.replay import model_of, replaying, with_model, yes
+from .added import (
+    _added_in_vocabulary,
+    added_entries_out_of_model,
+    added_ids_restored,
+    first_listed_added_tokens,
+)
 
 _INVALID_TOKEN: Final = re.compile(r"^invalid token (\d+)$")
 
@@ -56,8 +64,11 @@ def _shadowed(document: dict[str, Any]) -> dict[str, int]:
 def added_token_ids_over_vocabulary(document: dict[str, Any]) -> dict[str, Any] | None:
     """kitoken 0.10.1 encodes a text matching an added token whose content is also a
     vocabulary entry at another id to the added token's id: upstream with that entry of
-    the vocabulary at the added id (where no other entry has it)."""
-    shadowed = _shadowed(document)
+    the vocabulary at the added id (where no other entry has it). A special added token
+    or the unk token: a non-special one is out of the model, cut out of the text at its
+    added id (``added_entries_out_of_model``, which reads it)."""
+    out = _added_in_vocabulary(document)
+    shadowed = {c: i for c, i in _shadowed(document).items() if c not in out}
     vocab = model_of(document).get("vocab")
     if not shadowed or not isinstance(vocab, dict):
         return None
@@ -97,56 +108,6 @@ def unk_not_special(document: dict[str, Any]) -> dict[str, Any] | None:
     return {**document, "added_tokens": [
         {**e, "special": False} if isinstance(e, dict) and e.get("content") == unk else e
         for e in added]}
-
-
-_ADDED: dict[int, tuple[dict[str, Any], frozenset[str]]] = {}
-
-
-def _added_in_vocabulary(document: dict[str, Any]) -> frozenset[str]:
-    """The contents of the non-special added tokens (not the unk token) that are
-    vocabulary entries, once per document object (the special ones are kitoken's
-    ``special_entries_out_of_model``, composed before)."""
-    held = _ADDED.get(id(document))
-    if held is None or held[0] is not document:
-        model = model_of(document)
-        vocab = model.get("vocab")
-        found = frozenset() if model.get("type") != "BPE" or not isinstance(vocab, dict) \
-            else frozenset(c for e in document.get("added_tokens") or ()
-                           if isinstance(e, dict) and isinstance(c := e.get("content"), str)
-                           and e.get("special") is not True
-                           and c != model.get("unk_token")) & vocab.keys()
-        if len(_ADDED) > 64:
-            _ADDED.clear()
-        held = _ADDED[id(document)] = (document, found)
-    return held[1]
-
-
-def added_entries_out_of_model(document: dict[str, Any]) -> dict[str, Any] | None:
-    """kitoken 0.10.1 takes every added token (the kinds Control and Priority: ``special``
-    true or false) out of the model's vocabulary, where 0.11 takes the special ones only
-    (``special_entries_out_of_model``, composed before this one, which takes the others
-    out): Gemma 3's ``▁▁``, a non-special added token
-    matched on the raw text (``normalized`` false), is no model token, and two spaces
-    normalized to ``▁▁`` are two ``▁``. Upstream with those entries out of the vocabulary
-    (and the merges naming them), on texts holding none of them (their added-token
-    entries are left out too: upstream would number them anew)."""
-    gone = _added_in_vocabulary(document)
-    if not gone:
-        return None
-    model = model_of(document)
-    merges = [m for m in model.get("merges") or ()
-              if (sides := _merge_sides(m)) is None
-              or not {sides[0], sides[1], sides[0] + sides[1]} & gone]
-    changed = with_model(document, vocab={t: i for t, i in model["vocab"].items()
-                                          if t not in gone}, merges=merges)
-    return {**changed, "added_tokens": [e for e in document.get("added_tokens") or ()
-                                        if not (isinstance(e, dict)
-                                                and e.get("content") in gone)]}
-
-
-def _holds_no_added_of_vocabulary(document: dict[str, Any], obs: Observation) -> bool:
-    return isinstance(obs.input, str) and not any(
-        content in obs.input for content in _added_in_vocabulary(document))
 
 
 def _skipping_specials(document: dict[str, Any], obs: Observation) -> bool:
@@ -200,7 +161,8 @@ NPM_READINGS: Final = Readings({
     **READINGS.readings,
     "added_token_ids_over_vocabulary": Reading(added_token_ids_over_vocabulary, ENCODE),
     "added_entries_out_of_model": Reading(added_entries_out_of_model, ENCODE,
-                                          when=_holds_no_added_of_vocabulary),
+                                          answer=added_ids_restored),
+    "first_listed_added_tokens": Reading(first_listed_added_tokens, ENCODE),
     "unk_decoded_when_skipping_specials": Reading(unk_not_special, DECODE,
                                                   when=_skipping_specials),
 }, tiers=READINGS.tiers)
