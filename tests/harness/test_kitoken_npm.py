@@ -70,7 +70,10 @@ def test_the_readings_of_0_10_1() -> None:
         "added_tokens": [{"content": "b", "id": 5, "special": False},
                          {"content": "<unk>", "id": 0, "special": True}],
         "model": {"type": "BPE", "unk_token": "<unk>", "vocab": {"a": 1, "b": 2}}}
-    shadowed = added_token_ids_over_vocabulary(document)
+    assert added_token_ids_over_vocabulary(document) is None  # "b" is not special
+    special = {**document, "added_tokens": [{**document["added_tokens"][0], "special": True},
+                                            document["added_tokens"][1]]}
+    shadowed = added_token_ids_over_vocabulary(special)
     assert shadowed is not None and shadowed["model"]["vocab"] == {"a": 1, "b": 5}
     unk = unk_not_special(document)
     assert unk is not None and [e["special"] for e in unk["added_tokens"]] == [False, False]
